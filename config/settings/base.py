@@ -1,0 +1,219 @@
+"""Paperscope settings. Everything that differs between a laptop and a server comes from the
+environment through config.env; nothing exists only in production settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from celery.schedules import crontab
+
+from config.env import (
+    database_from_url,
+    env_bool,
+    env_email,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    env_url,
+    secret_key,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+DATA_DIR = Path(env_str("PAPERSCOPE_DATA_DIR", str(BASE_DIR / "var")) or BASE_DIR / "var")
+
+DEBUG = env_bool("DEBUG", default=False)
+SECRET_KEY = secret_key("SECRET_KEY", debug=DEBUG, data_dir=DATA_DIR)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "config",
+    "papers",
+    "topics",
+    "accounts",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# The embedded default is one SQLite file under the data folder; DATABASE_URL moves to PostgreSQL.
+DATABASES = {
+    "default": database_from_url("DATABASE_URL", f"sqlite:///{DATA_DIR / 'paperscope.sqlite3'}"),
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# --- Redis (optional): broker, cache and the cross-worker arXiv request lock -----------------
+REDIS_URL = env_url("REDIS_URL", None, schemes=("redis", "rediss"))
+
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    # A file cache is shared by the web and worker processes of the embedded default.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(DATA_DIR / "cache"),
+        }
+    }
+
+# --- Celery ------------------------------------------------------------------------------------
+# https://docs.celeryq.dev/en/stable/userguide/configuration.html
+BROKER_DIR = DATA_DIR / "broker"
+if REDIS_URL:
+    CELERY_BROKER_URL = REDIS_URL
+    # Longer than the longest task (the nightly OAI-PMH catch-up), or Redis re-delivers it mid-run.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 60 * 60}
+else:
+    # kombu's filesystem transport: a real broker between processes that needs no server.
+    # https://docs.celeryq.dev/projects/kombu/en/stable/reference/kombu.transport.filesystem.html
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "queue"),
+        "data_folder_out": str(BROKER_DIR / "queue"),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "store_processed": False,
+        "polling_interval": 0.5,
+    }
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True  # a worker killed mid-task gives the message back
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = 60 * 60
+CELERY_TASK_TIME_LIMIT = 65 * 60
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ALWAYS_EAGER = False
+# Crontabs below read in arXiv's own time zone: announcements go out Sun-Thu 20:00 US Eastern.
+CELERY_TIMEZONE = "America/New_York"
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE = {
+    # https://crontab.guru/#30_20_*_*_0-4 : half an hour after each announcement
+    "papers.harvest-rss-after-announcement": {
+        "task": "papers.harvest_rss",
+        "schedule": crontab(minute="30", hour="20", day_of_week="0-4"),
+    },
+    # https://crontab.guru/#15_*/6_*_*_* : catch up on a missed announcement within hours
+    "papers.harvest-rss-catch-up": {
+        "task": "papers.harvest_rss",
+        "schedule": crontab(minute="15", hour="*/6"),
+    },
+    # https://crontab.guru/#0_3_*_*_* : nightly OAI-PMH catch-up (versions, late ranges)
+    "papers.harvest-oai-nightly": {
+        "task": "papers.harvest_oai",
+        "schedule": crontab(minute="0", hour="3"),
+    },
+}
+
+# --- arXiv -----------------------------------------------------------------------------------
+ARXIV_CONTACT_EMAIL = env_email("ARXIV_CONTACT_EMAIL", "paperscope-operator@localhost.localdomain")
+ARXIV_OAI_URL = env_url("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai", schemes=("http", "https"))
+ARXIV_RSS_URL = env_url("ARXIV_RSS_URL", "https://rss.arxiv.org/rss", schemes=("http", "https"))
+ARXIV_API_URL = env_url("ARXIV_API_URL", "https://export.arxiv.org/api/query", schemes=("http", "https"))
+ARXIV_REQUEST_DELAY = env_float("ARXIV_REQUEST_DELAY", 3.0, minimum=0.0)
+ARXIV_CATEGORIES = env_list("ARXIV_CATEGORIES", ["cs.LG", "cs.AI", "cs.CL", "cs.CV", "stat.ML"])
+ARXIV_OAI_SETS = env_list("ARXIV_OAI_SETS", ["cs", "stat"])
+HARVEST_ON_START = env_bool("HARVEST_ON_START", default=False)
+
+# --- REST framework ------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PAGINATION_CLASS": None,
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("THROTTLE_ANON", "600/min"),
+        "user": env_str("THROTTLE_USER", "1200/min"),
+    },
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Paperscope API",
+    "DESCRIPTION": "Fine-grained topic tags for arXiv papers, topic momentum, follows and reading lists.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- Logging ---------------------------------------------------------------------------------------
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {
+        "paperscope": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        "papers": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        "topics": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        "accounts": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+    },
+}
+
+PAPERSCOPE_VERSION = "0.1.0"
+TAGGER_BATCH_SIZE = env_int("TAGGER_BATCH_SIZE", 500, minimum=1)

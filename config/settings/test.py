@@ -1,0 +1,19 @@
+"""Test settings: the base settings with a throwaway key, fast hashing and eager Celery."""
+
+import os
+import tempfile
+
+os.environ.setdefault("DEBUG", "0")
+os.environ.setdefault("SECRET_KEY", "test-only-" + "x" * 40)
+os.environ.setdefault("PAPERSCOPE_DATA_DIR", tempfile.mkdtemp(prefix="paperscope-test-"))
+os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
+
+from config.settings.base import *  # noqa: E402,F403
+from config.settings.base import REDIS_URL  # noqa: E402
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+ARXIV_REQUEST_DELAY = 0.0
+if not REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

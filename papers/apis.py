@@ -1,0 +1,160 @@
+"""The public papers API: one paper, a filtered list, and the batch lookup the extension uses."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from django.http import Http404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+from rest_framework.views import APIView
+
+from config.api import BadRequest, NewestFirstCursorPagination
+from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id, split_valid_ids
+from papers.selectors import paper_get, paper_list, papers_by_ids
+from papers.serializers import LookupPaperOutput, PaperDetailOutput, PaperOutput
+from papers.services.lookup import pending_register
+
+MAX_LOOKUP_IDS = 2000
+MAX_QUERY_LENGTH = 500
+
+
+def with_etag(request, body) -> Response:
+    """A response with a strong ETag of its JSON body; 304 when the client already has it."""
+    etag = '"' + hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:32] + '"'
+    if etag in [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]:
+        response = Response(status=304)
+    else:
+        response = Response(body)
+    response["ETag"] = etag
+    return response
+
+
+def lookup_row(paper) -> dict:
+    """LookupPaperOutput by hand: a 2,000-id lookup is the hot path, and DRF fields cost 10x."""
+    return {
+        "arxiv_id": paper.arxiv_id,
+        "version": paper.version,
+        "title": paper.title,
+        "primary_category": paper.primary_category,
+        "tags": [
+            {
+                "slug": tag.topic.slug,
+                "name": tag.topic.name,
+                "area": tag.topic.area.slug if tag.topic.area_id else None,
+                "score": tag.score,
+                "rank": tag.rank,
+                "source": tag.source,
+            }
+            for tag in paper.tags.all()
+        ],
+    }
+
+
+class PaperDetailApi(APIView):
+    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+
+    @extend_schema(responses=PaperDetailOutput, summary="One paper by any form of its arXiv id")
+    def get(self, request, raw_id: str):
+        try:
+            arxiv_id = parse_arxiv_id(raw_id).canonical
+        except InvalidArxivId as exc:
+            raise BadRequest(str(exc), code="invalid_arxiv_id") from None
+        paper = paper_get(arxiv_id=arxiv_id)
+        if paper is None:
+            raise Http404(f"No paper {arxiv_id} here yet.")
+        return with_etag(request, PaperDetailOutput(paper).data)
+
+
+class PaperListApi(APIView):
+    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+
+    class FilterInput(serializers.Serializer):
+        topic = serializers.SlugField(required=False, max_length=100)
+        q = serializers.CharField(required=False, max_length=MAX_QUERY_LENGTH)
+        since = serializers.DateField(required=False)
+        category = serializers.RegexField(r"^[a-z\-]+(\.[A-Za-z\-]+)?$", required=False, max_length=32)
+        cursor = serializers.CharField(required=False)
+        limit = serializers.IntegerField(required=False, min_value=1, max_value=100)
+
+    @extend_schema(parameters=[FilterInput], responses=PaperOutput(many=True))
+    def get(self, request):
+        unknown = set(request.query_params) - set(self.FilterInput().fields)
+        if unknown:
+            raise BadRequest(f"Unknown filter: {', '.join(sorted(unknown))}.", code="unknown_filter")
+        filters = self.FilterInput(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        if data.get("topic"):
+            from topics.models import Topic
+
+            if not Topic.objects.filter(slug=data["topic"]).exists():
+                raise BadRequest(f"Unknown topic {data['topic']!r}.", code="unknown_topic")
+        papers = paper_list(
+            topic_slug=data.get("topic"),
+            query=data.get("q"),
+            since=data.get("since"),
+            category=data.get("category"),
+        )
+        paginator = NewestFirstCursorPagination()
+        page = paginator.paginate_queryset(papers, request, view=self)
+        return paginator.get_paginated_response(PaperOutput(page, many=True).data)
+
+
+class PaperLookupApi(APIView):
+    """What the extension calls once per arXiv listing page: known papers with their tags, and
+    the ids we do not have yet, which are queued for an on-demand fetch."""
+
+    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+
+    class LookupInput(serializers.Serializer):
+        ids = serializers.ListField(child=serializers.CharField(max_length=200), allow_empty=False)
+
+    @extend_schema(
+        request=LookupInput,
+        responses=inline_serializer(
+            "LookupOutput",
+            {
+                "papers": LookupPaperOutput(many=True),
+                "pending": serializers.ListField(child=serializers.CharField()),
+                "not_found": serializers.ListField(child=serializers.CharField()),
+            },
+        ),
+    )
+    def post(self, request):
+        ids = request.data.get("ids") if isinstance(request.data, dict) else None
+        if isinstance(ids, list) and len(ids) > MAX_LOOKUP_IDS:
+            raise BadRequest(
+                f"At most {MAX_LOOKUP_IDS} ids per lookup, got {len(ids)}.", code="too_many_ids"
+            )
+        body = self.LookupInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        good, bad = split_valid_ids(body.validated_data["ids"])
+        if bad:
+            raise BadRequest(
+                f"Not arXiv ids: {', '.join(bad[:20])}" + (" …" if len(bad) > 20 else ""),
+                code="invalid_arxiv_id",
+                invalid_ids=bad,
+            )
+        wanted = list(dict.fromkeys(i.canonical for i in good))
+        known = papers_by_ids(arxiv_ids=wanted)
+        missing = [arxiv_id for arxiv_id in wanted if arxiv_id not in known]
+        from papers.models import PendingLookup
+
+        not_found = set(
+            PendingLookup.objects.filter(arxiv_id__in=missing, not_found=True).values_list(
+                "arxiv_id", flat=True
+            )
+        )
+        pending = [arxiv_id for arxiv_id in missing if arxiv_id not in not_found]
+        pending_register(arxiv_ids=pending)
+        return Response(
+            {
+                "papers": [lookup_row(known[i]) for i in wanted if i in known],
+                "pending": pending,
+                "not_found": sorted(not_found),
+            }
+        )

@@ -1,0 +1,85 @@
+from django.db import models
+
+
+class Paper(models.Model):
+    """One arXiv paper, keyed by its canonical id (no version). Titles and abstracts keep their TeX."""
+
+    arxiv_id = models.CharField(max_length=40, unique=True)
+    version = models.PositiveSmallIntegerField(default=1)
+    # [{"version": 1, "date": "2025-01-02T10:00:00Z", "size": "120kb"}, ...] oldest first
+    versions = models.JSONField(default=list, blank=True)
+    title = models.TextField()
+    abstract = models.TextField(blank=True)
+    authors = models.JSONField(default=list, blank=True)  # ordered display names
+    affiliations = models.JSONField(default=list, blank=True)  # parallel to authors when known
+    primary_category = models.CharField(max_length=32, blank=True)
+    # Space-separated like arXiv's own <categories>, so a word-bounded filter works on any database.
+    categories = models.CharField(max_length=255, blank=True)
+    announced = models.DateField(null=True, blank=True, db_index=True)
+    submitted = models.DateTimeField(null=True, blank=True)
+    updated = models.DateTimeField(null=True, blank=True)
+    comments = models.TextField(blank=True)
+    journal_ref = models.TextField(blank=True)
+    doi = models.CharField(max_length=255, blank=True)
+    license = models.CharField(max_length=255, blank=True)
+    withdrawn = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["-announced", "-id"], name="paper_newest_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.arxiv_id}v{self.version}: {self.title[:60]}"
+
+    @property
+    def category_list(self) -> list[str]:
+        return self.categories.split()
+
+    @property
+    def abs_url(self) -> str:
+        return f"https://arxiv.org/abs/{self.arxiv_id}"
+
+    @property
+    def pdf_url(self) -> str:
+        return f"https://arxiv.org/pdf/{self.arxiv_id}v{self.version}"
+
+    @property
+    def html_url(self) -> str:
+        return f"https://arxiv.org/html/{self.arxiv_id}v{self.version}"
+
+
+class HarvestWatermark(models.Model):
+    """How far one harvest source has got; moved only after the page it covers is committed."""
+
+    source = models.CharField(max_length=100, unique=True)  # e.g. "oai:arXivRaw:cs", "rss:cs.LG"
+    value = models.CharField(max_length=255, blank=True)  # a date or a resumption point
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.source} @ {self.value}"
+
+
+class ArxivRequestSlot(models.Model):
+    """The database's side of the one-request-at-a-time rule when there is no Redis: one row per
+    remote host, leased by a conditional UPDATE (no transaction is held open during a request)."""
+
+    name = models.CharField(max_length=50, unique=True)
+    holder = models.CharField(max_length=100, blank=True)  # who holds the lease, "" when free
+    lease_until = models.FloatField(default=0.0)  # time.time() after which a stuck lease expires
+    last_request_at = models.FloatField(default=0.0)  # time.time() when the last request ended
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PendingLookup(models.Model):
+    """An id someone asked about that we do not have yet; fetched in coalesced batches."""
+
+    arxiv_id = models.CharField(max_length=40, unique=True)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    not_found = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return self.arxiv_id

@@ -1,0 +1,60 @@
+"""Output shapes of papers, shared by the papers, topics and accounts APIs."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from papers.models import Paper
+
+
+class TagOutput(serializers.Serializer):
+    slug = serializers.CharField(source="topic.slug")
+    name = serializers.CharField(source="topic.name")
+    area = serializers.CharField(source="topic.area.slug", default=None)
+    score = serializers.FloatField()
+    rank = serializers.IntegerField()
+    source = serializers.CharField()
+
+
+class TagWithEvidenceOutput(TagOutput):
+    evidence = serializers.JSONField()
+
+
+class PaperOutput(serializers.Serializer):
+    arxiv_id = serializers.CharField()
+    version = serializers.IntegerField()
+    title = serializers.CharField()
+    authors = serializers.ListField(child=serializers.CharField())
+    primary_category = serializers.CharField()
+    categories = serializers.ListField(child=serializers.CharField(), source="category_list")
+    abstract = serializers.CharField()
+    announced = serializers.DateField(allow_null=True)
+    withdrawn = serializers.BooleanField()
+    tags = TagOutput(many=True)
+    abs_url = serializers.CharField()
+    url = serializers.SerializerMethodField()
+
+    def get_url(self, paper: Paper) -> str:
+        return f"/papers/{paper.arxiv_id}/"
+
+
+class PaperDetailOutput(PaperOutput):
+    versions = serializers.JSONField()
+    affiliations = serializers.JSONField()
+    comments = serializers.CharField()
+    journal_ref = serializers.CharField()
+    doi = serializers.CharField()
+    license = serializers.CharField()
+    pdf_url = serializers.CharField()
+    html_url = serializers.CharField()
+    tags = TagWithEvidenceOutput(many=True)
+
+
+class LookupPaperOutput(serializers.Serializer):
+    """The small shape the extension needs for every entry of a listing page."""
+
+    arxiv_id = serializers.CharField()
+    version = serializers.IntegerField()
+    title = serializers.CharField()
+    primary_category = serializers.CharField()
+    tags = TagOutput(many=True)

@@ -1,0 +1,69 @@
+"""The public topics API: the list, one topic with momentum and series, and its papers."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+from rest_framework.views import APIView
+
+from config.api import BadRequest, NewestFirstCursorPagination
+from papers.apis import with_etag
+from papers.serializers import PaperOutput
+from topics.models import Topic
+from topics.selectors import topic_get, topic_list, topic_paper_list
+from topics.serializers import TopicDetailOutput, TopicOutput
+
+
+def reject_unknown_params(request, allowed) -> None:
+    unknown = set(request.query_params) - set(allowed)
+    if unknown:
+        raise BadRequest(f"Unknown parameter: {', '.join(sorted(unknown))}.", code="unknown_filter")
+
+
+class TopicListApi(APIView):
+    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+
+    class FilterInput(serializers.Serializer):
+        q = serializers.CharField(required=False, max_length=200)
+        area = serializers.SlugField(required=False, max_length=100)
+        sort = serializers.ChoiceField(choices=["name", "size", "momentum"], required=False)
+
+    @extend_schema(parameters=[FilterInput], responses=TopicOutput(many=True))
+    def get(self, request):
+        reject_unknown_params(request, self.FilterInput().fields)
+        filters = self.FilterInput(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        if data.get("area") and not Topic.objects.filter(slug=data["area"], parent=None).exists():
+            raise BadRequest(f"Unknown area {data['area']!r}.", code="unknown_area")
+        topics = topic_list(query=data.get("q"), area=data.get("area"), sort=data.get("sort", "name"))
+        return with_etag(request, {"results": TopicOutput(topics, many=True).data, "next": None})
+
+
+class TopicDetailApi(APIView):
+    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+
+    @extend_schema(responses=TopicDetailOutput)
+    def get(self, request, slug: str):
+        topic = topic_get(slug=slug)
+        if topic is None:
+            raise Http404(f"No topic {slug!r}.")
+        return with_etag(request, TopicDetailOutput(topic).data)
+
+
+class TopicPapersApi(APIView):
+    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+
+    @extend_schema(responses=PaperOutput(many=True))
+    def get(self, request, slug: str):
+        reject_unknown_params(request, {"cursor", "limit"})
+        topic = Topic.objects.filter(slug=slug, active=True).first()
+        if topic is None:
+            raise Http404(f"No topic {slug!r}.")
+        paginator = NewestFirstCursorPagination()
+        page = paginator.paginate_queryset(topic_paper_list(topic=topic), request, view=self)
+        return paginator.get_paginated_response(PaperOutput(page, many=True).data)
+
+

@@ -1,0 +1,130 @@
+from django.conf import settings
+from django.db import models
+
+
+class Topic(models.Model):
+    """A node of the curated topic tree. Areas are the roots (parent is None, code set)."""
+
+    slug = models.SlugField(max_length=100, unique=True)
+    name = models.CharField(max_length=200)
+    code = models.CharField(max_length=10, blank=True)  # areas only, e.g. "RL"
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
+    )
+    area = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )  # the root of the tree this topic is in (itself for an area)
+    depth = models.PositiveSmallIntegerField(default=0)
+    position = models.PositiveIntegerField(default=0)
+    description = models.TextField(blank=True)
+    aliases = models.JSONField(default=list, blank=True)
+    keywords = models.JSONField(default=list, blank=True)
+    categories = models.JSONField(default=list, blank=True)
+    active = models.BooleanField(default=True)
+    taxonomy_version = models.CharField(max_length=20, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["position"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_area(self) -> bool:
+        return self.parent_id is None
+
+    @property
+    def area_label(self) -> str:
+        area = self.area if self.area_id else self
+        return f"{area.code}: {area.name}" if area.code else area.name
+
+
+class PaperTopic(models.Model):
+    """A tag: one topic on one paper, with a calibrated score and the evidence behind it."""
+
+    class Source(models.TextChoices):
+        MODEL = "model", "model"
+        CURATED = "curated", "curated"
+        USER = "user", "user"
+
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="tags")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="paper_tags")
+    score = models.FloatField()
+    rank = models.PositiveSmallIntegerField()
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.MODEL)
+    evidence = models.JSONField(default=dict, blank=True)
+    model_version = models.CharField(max_length=40, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "topic"], name="papertopic_unique"),
+        ]
+        indexes = [models.Index(fields=["topic", "paper"], name="papertopic_topic_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.paper_id} -> {self.topic_id} ({self.score:.2f})"
+
+
+class TagFeedback(models.Model):
+    class Vote(models.TextChoices):
+        CONFIRM = "confirm", "confirm"
+        REJECT = "reject", "reject"
+        ADD = "add", "add"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE)
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE)
+    vote = models.CharField(max_length=10, choices=Vote.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "paper", "topic"], name="tagfeedback_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.vote} {self.topic_id} on {self.paper_id}"
+
+
+class TopicWeek(models.Model):
+    """Papers first announced in one week (Monday start) carrying one topic. Precomputed."""
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="weeks")
+    week = models.DateField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["topic", "week"], name="topicweek_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.topic_id} {self.week}: {self.count}"
+
+
+class TopicMomentum(models.Model):
+    """Cached momentum of one topic: the last 28 days up to the newest announcement in the
+    database against the 28 before, and the topic's share of everything announced."""
+
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="momentum")
+    window_end = models.DateField()
+    recent_count = models.PositiveIntegerField(default=0)
+    previous_count = models.PositiveIntegerField(default=0)
+    total_recent = models.PositiveIntegerField(default=0)  # all papers in the recent window
+    total_count = models.PositiveIntegerField(default=0)  # all papers ever tagged with the topic
+    computed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.topic_id}: {self.recent_count} vs {self.previous_count}"
+
+    @property
+    def change(self) -> float | None:
+        """Relative change, or None when the earlier window is empty."""
+        if self.previous_count == 0:
+            return None
+        return (self.recent_count - self.previous_count) / self.previous_count
+
+    @property
+    def share(self) -> float:
+        return self.recent_count / self.total_recent if self.total_recent else 0.0

@@ -1,0 +1,1 @@
+"""Writes of the topics app: taxonomy loading, tagging, statistics."""
