@@ -34,7 +34,9 @@ def exception_handler(exc, context):
             body.setdefault("code", _first_code(exc.get_codes()))
         else:
             body["code"] = getattr(exc, "error_code", None) or _first_code(exc.get_codes())
-            body["detail"] = str(detail) if not isinstance(detail, list) else "; ".join(map(str, detail))
+            body["detail"] = (
+                str(detail) if not isinstance(detail, list) else "; ".join(map(str, detail))
+            )
     if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
         body["retry_after"] = int(exc.wait)
     response.data = body
@@ -62,4 +64,6 @@ class NewestFirstCursorPagination(pagination.CursorPagination):
         try:
             return super().decode_cursor(request)
         except exceptions.NotFound:
-            raise BadRequest("The cursor is not one this API gave out.", code="invalid_cursor") from None
+            raise BadRequest(
+                "The cursor is not one this API gave out.", code="invalid_cursor"
+            ) from None

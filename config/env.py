@@ -98,7 +98,9 @@ def database_from_url(name: str, default: str) -> dict:
     if parts.scheme == "sqlite":
         path = parts.path[1:] if parts.path.startswith("//") else parts.path
         if not path:
-            raise ImproperlyConfiguredEnv(name, "needs a file path, e.g. sqlite:////abs/path/db.sqlite3")
+            raise ImproperlyConfiguredEnv(
+                name, "needs a file path, e.g. sqlite:////abs/path/db.sqlite3"
+            )
         return {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": path,
@@ -111,7 +113,9 @@ def database_from_url(name: str, default: str) -> dict:
         }
     database = parts.path.lstrip("/")
     if not database:
-        raise ImproperlyConfiguredEnv(name, "needs a database name, e.g. postgres://127.0.0.1/paperscope")
+        raise ImproperlyConfiguredEnv(
+            name, "needs a database name, e.g. postgres://127.0.0.1/paperscope"
+        )
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": database,

@@ -24,7 +24,11 @@ MAX_QUERY_LENGTH = 500
 
 def with_etag(request, body) -> Response:
     """A response with a strong ETag of its JSON body; 304 when the client already has it."""
-    etag = '"' + hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:32] + '"'
+    etag = (
+        '"'
+        + hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:32]
+        + '"'
+    )
     if etag in [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]:
         response = Response(status=304)
     else:
@@ -76,7 +80,9 @@ class PaperListApi(APIView):
         topic = serializers.SlugField(required=False, max_length=100)
         q = serializers.CharField(required=False, max_length=MAX_QUERY_LENGTH)
         since = serializers.DateField(required=False)
-        category = serializers.RegexField(r"^[a-z\-]+(\.[A-Za-z\-]+)?$", required=False, max_length=32)
+        category = serializers.RegexField(
+            r"^[a-z\-]+(\.[A-Za-z\-]+)?$", required=False, max_length=32
+        )
         cursor = serializers.CharField(required=False)
         limit = serializers.IntegerField(required=False, min_value=1, max_value=100)
 
@@ -84,7 +90,9 @@ class PaperListApi(APIView):
     def get(self, request):
         unknown = set(request.query_params) - set(self.FilterInput().fields)
         if unknown:
-            raise BadRequest(f"Unknown filter: {', '.join(sorted(unknown))}.", code="unknown_filter")
+            raise BadRequest(
+                f"Unknown filter: {', '.join(sorted(unknown))}.", code="unknown_filter"
+            )
         filters = self.FilterInput(data=request.query_params)
         filters.is_valid(raise_exception=True)
         data = filters.validated_data

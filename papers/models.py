@@ -2,7 +2,7 @@ from django.db import models
 
 
 class Paper(models.Model):
-    """One arXiv paper, keyed by its canonical id (no version). Titles and abstracts keep their TeX."""
+    """One arXiv paper, keyed by its canonical id (no version). Title and abstract keep TeX."""
 
     arxiv_id = models.CharField(max_length=40, unique=True)
     version = models.PositiveSmallIntegerField(default=1)
@@ -23,6 +23,8 @@ class Paper(models.Model):
     doi = models.CharField(max_length=255, blank=True)
     license = models.CharField(max_length=255, blank=True)
     withdrawn = models.BooleanField(default=False)
+    # When the tagger last ran on this paper (None: never); a paper may rightly get no tags.
+    tagged_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
 

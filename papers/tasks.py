@@ -6,6 +6,7 @@ Task names are a public API (messages already queued carry them): rename with ca
 from __future__ import annotations
 
 import logging
+import random
 
 from celery import shared_task
 
@@ -13,33 +14,53 @@ from papers.clients.errors import ArxivTransientError
 
 logger = logging.getLogger(__name__)
 
-HARVEST_RETRY = {
-    "autoretry_for": (ArxivTransientError,),  # permanent errors are not retried
-    "retry_backoff": 60,
-    "retry_backoff_max": 30 * 60,
-    "retry_jitter": True,
-    "max_retries": 5,
-}
+MAX_RETRIES = 5
+BACKOFF_SECONDS = 60
+BACKOFF_MAX_SECONDS = 30 * 60
 
 
-@shared_task(name="papers.harvest_rss", **HARVEST_RETRY)
-def harvest_rss_task(categories: list[str] | None = None) -> str:
+def retry_later(task, exc: ArxivTransientError):
+    """Retry a transient failure: after what arXiv asked for (Retry-After), else with
+    exponential backoff and full jitter. Permanent errors are never retried."""
+    if exc.retry_after is not None:
+        countdown = exc.retry_after
+    else:
+        ceiling = min(BACKOFF_MAX_SECONDS, BACKOFF_SECONDS * 2**task.request.retries)
+        countdown = random.uniform(0, ceiling)
+    logger.warning(
+        "%s: %s; retry %d in %.0f s", task.name, exc, task.request.retries + 1, countdown
+    )
+    return task.retry(exc=exc, countdown=countdown, max_retries=MAX_RETRIES)
+
+
+@shared_task(bind=True, name="papers.harvest_rss")
+def harvest_rss_task(self, categories: list[str] | None = None) -> str:
     from papers.services.harvest import configured_rss_categories, harvest_rss
 
-    return harvest_rss(categories=categories or configured_rss_categories()).summary()
+    try:
+        return harvest_rss(categories=categories or configured_rss_categories()).summary()
+    except ArxivTransientError as exc:
+        raise retry_later(self, exc) from exc
 
 
-@shared_task(name="papers.harvest_oai", **HARVEST_RETRY)
-def harvest_oai_task(set_spec: str | None = None) -> str:
+@shared_task(bind=True, name="papers.harvest_oai")
+def harvest_oai_task(self, set_spec: str | None = None) -> str:
     from papers.services.harvest import configured_oai_sets, harvest_oai
 
     specs = [set_spec] if set_spec else configured_oai_sets()
-    return "; ".join(f"{spec}: {harvest_oai(set_spec=spec).summary()}" for spec in specs)
+    try:
+        return "; ".join(f"{spec}: {harvest_oai(set_spec=spec).summary()}" for spec in specs)
+    except ArxivTransientError as exc:
+        # Pages already stored stay stored; the retry resumes from the watermark.
+        raise retry_later(self, exc) from exc
 
 
-@shared_task(name="papers.fetch_pending", **HARVEST_RETRY)
-def fetch_pending_task() -> str:
+@shared_task(bind=True, name="papers.fetch_pending")
+def fetch_pending_task(self) -> str:
     """Fetch every id the extension asked about and we did not have, in one coalesced batch."""
     from papers.services.lookup import pending_fetch
 
-    return pending_fetch().summary()
+    try:
+        return pending_fetch().summary()
+    except ArxivTransientError as exc:
+        raise retry_later(self, exc) from exc

@@ -38,7 +38,9 @@ class TopicListApi(APIView):
         data = filters.validated_data
         if data.get("area") and not Topic.objects.filter(slug=data["area"], parent=None).exists():
             raise BadRequest(f"Unknown area {data['area']!r}.", code="unknown_area")
-        topics = topic_list(query=data.get("q"), area=data.get("area"), sort=data.get("sort", "name"))
+        topics = topic_list(
+            query=data.get("q"), area=data.get("area"), sort=data.get("sort", "name")
+        )
         return with_etag(request, {"results": TopicOutput(topics, many=True).data, "next": None})
 
 
@@ -65,5 +67,3 @@ class TopicPapersApi(APIView):
         paginator = NewestFirstCursorPagination()
         page = paginator.paginate_queryset(topic_paper_list(topic=topic), request, view=self)
         return paginator.get_paginated_response(PaperOutput(page, many=True).data)
-
-

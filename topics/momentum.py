@@ -21,7 +21,9 @@ def momentum_summary(momentum: TopicMomentum | None) -> dict | None:
     change = momentum.change
     head = f"{plural(recent, 'paper')} in the last four weeks"
     if low:
-        sentence = f"{head}, {plural(previous, 'paper')} in the four before: too few to call a trend."
+        sentence = (
+            f"{head}, {plural(previous, 'paper')} in the four before: too few to call a trend."
+        )
     elif change is None:
         sentence = f"{head}, none in the four weeks before."
     elif abs(change) < 0.005:
@@ -31,7 +33,11 @@ def momentum_summary(momentum: TopicMomentum | None) -> dict | None:
         sentence = f"{head}, {direction} {abs(change):.0%} on the four weeks before."
     if momentum.total_recent:
         share = momentum.share * 100
-        sentence += f" {share:.1f}% of all new papers." if share >= 0.1 else " Under 0.1% of all new papers."
+        sentence += (
+            f" {share:.1f}% of all new papers."
+            if share >= 0.1
+            else " Under 0.1% of all new papers."
+        )
     return {
         "window_end": momentum.window_end,
         "window_days": WINDOW_DAYS,

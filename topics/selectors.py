@@ -39,17 +39,17 @@ def topic_specs_active() -> list[TopicSpec]:
     ]
 
 
-def tagger_get() -> "Tagger":
+def tagger_get() -> Tagger:
     """The process's tagger, rebuilt when a topic was added, edited or retired."""
     stamp = Topic.objects.filter(active=True).aggregate(changed=Max("modified_at"))["changed"]
     key = (stamp, Topic.objects.filter(active=True).count())
     with _tagger_lock:
         tagger = _tagger_cache.get(key)
         if tagger is None:
-            from topics.tagger.engine import build_tagger
+            from topics.tagger.engine import Tagger
 
             _tagger_cache.clear()
-            tagger = build_tagger(topic_specs_active())
+            tagger = Tagger(topic_specs_active())
             _tagger_cache[key] = tagger
     return tagger
 
@@ -106,9 +106,7 @@ def _decorate(topic: Topic) -> Topic:
 
 def topic_get(*, slug: str) -> Topic | None:
     """One topic with everything its page shows: ancestors, children, weekly series, related."""
-    topic = (
-        Topic.objects.select_related("area", "parent").filter(slug=slug, active=True).first()
-    )
+    topic = Topic.objects.select_related("area", "parent").filter(slug=slug, active=True).first()
     if topic is None:
         return None
     _decorate(topic)

@@ -111,7 +111,9 @@ STORAGES = {
 REDIS_URL = env_url("REDIS_URL", None, schemes=("redis", "rediss"))
 
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
 else:
     # A file cache is shared by the web and worker processes of the embedded default.
     CACHES = {
@@ -131,14 +133,17 @@ if REDIS_URL:
 else:
     # kombu's filesystem transport: a real broker between processes that needs no server.
     # https://docs.celeryq.dev/projects/kombu/en/stable/reference/kombu.transport.filesystem.html
-    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_URL = "filesystem://localhost//"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),
         "processed_folder": str(BROKER_DIR / "processed"),
+        "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
         "polling_interval": 0.5,
     }
+    for folder in ("queue", "processed", "control"):
+        (BROKER_DIR / folder).mkdir(parents=True, exist_ok=True)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -175,7 +180,9 @@ CELERY_BEAT_SCHEDULE = {
 ARXIV_CONTACT_EMAIL = env_email("ARXIV_CONTACT_EMAIL", "paperscope-operator@localhost.localdomain")
 ARXIV_OAI_URL = env_url("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai", schemes=("http", "https"))
 ARXIV_RSS_URL = env_url("ARXIV_RSS_URL", "https://rss.arxiv.org/rss", schemes=("http", "https"))
-ARXIV_API_URL = env_url("ARXIV_API_URL", "https://export.arxiv.org/api/query", schemes=("http", "https"))
+ARXIV_API_URL = env_url(
+    "ARXIV_API_URL", "https://export.arxiv.org/api/query", schemes=("http", "https")
+)
 ARXIV_REQUEST_DELAY = env_float("ARXIV_REQUEST_DELAY", 3.0, minimum=0.0)
 ARXIV_CATEGORIES = env_list("ARXIV_CATEGORIES", ["cs.LG", "cs.AI", "cs.CL", "cs.CV", "stat.ML"])
 ARXIV_OAI_SETS = env_list("ARXIV_OAI_SETS", ["cs", "stat"])
@@ -194,12 +201,12 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Paperscope API",
-    "DESCRIPTION": "Fine-grained topic tags for arXiv papers, topic momentum, follows and reading lists.",
+    "DESCRIPTION": "Topic tags for arXiv papers, topic momentum, follows and reading lists.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
 }
 
-# --- Logging ---------------------------------------------------------------------------------------
+# --- Logging ------------------------------------------------------------------------------
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 LOGGING = {
     "version": 1,

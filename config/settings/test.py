@@ -17,3 +17,6 @@ CELERY_TASK_EAGER_PROPAGATES = True
 ARXIV_REQUEST_DELAY = 0.0
 if not REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Whitenoise looks for STATIC_ROOT at start-up; the test data folder is new on every run.
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # noqa: F405

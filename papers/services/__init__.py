@@ -1,1 +1,1 @@
-"""Writes of the papers app. Harvesting lives in harvest.py, storage of parsed records in storage.py."""
+"""Writes of the papers app: harvest.py fetches, storage.py stores parsed records."""

@@ -13,9 +13,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from papers.clients.atom import QueryClient
 from papers.clients.errors import BadResumptionToken
 from papers.clients.factory import oai_client, query_client, rss_client
+from papers.clients.oai import OaiClient
 from papers.clients.records import Page
+from papers.clients.rss import RssClient
 from papers.models import HarvestWatermark, PendingLookup
 from papers.services.storage import UpsertResult, page_store
 
@@ -23,6 +26,8 @@ logger = logging.getLogger(__name__)
 
 # arXiv sometimes publishes a datestamp range late; every run looks back this far again.
 RECHECK_DAYS = 3
+# An expired resumption token restarts the list; twice in one run means something else is wrong.
+MAX_LIST_RESTARTS = 2
 
 Progress = Callable[[str], None]
 
@@ -66,6 +71,7 @@ def harvest_oai(
     from_date: date | None = None,
     metadata_prefix: str = "arXivRaw",
     progress: Progress = _quiet,
+    client: OaiClient | None = None,
 ) -> UpsertResult:
     """Harvest one OAI-PMH set incrementally by datestamp, following resumption tokens.
 
@@ -79,13 +85,17 @@ def harvest_oai(
         state = {"from": from_date.isoformat()}
     elif not state.get("token"):
         last = date.fromisoformat(state["until"]) if state.get("until") else None
-        start = (last - timedelta(days=RECHECK_DAYS)) if last else (timezone.now().date() - timedelta(days=7))
+        start = (
+            (last - timedelta(days=RECHECK_DAYS))
+            if last
+            else (timezone.now().date() - timedelta(days=7))
+        )
         state = {"from": start.isoformat()}
     total = UpsertResult()
-    client = oai_client()
+    client = client or oai_client()
     token = state.get("token")
     newest = date.fromisoformat(state["newest"]) if state.get("newest") else None
-    while True:
+    for attempt in range(MAX_LIST_RESTARTS + 1):
         try:
             pages = client.list_records(
                 metadata_prefix=metadata_prefix,
@@ -97,41 +107,52 @@ def harvest_oai(
                 stamps = [r.datestamp for r in page.records if r.datestamp]
                 if stamps:
                     newest = max([newest, *stamps] if newest else stamps)
-                next_state = {"from": state["from"], "token": page.resumption_token}
+                token = page.resumption_token
+                next_state = {"from": state["from"], "token": token}
                 if newest:
                     next_state["newest"] = newest.isoformat()
-                if not page.resumption_token:
+                if not token:
                     # The list is complete: the next run starts from the newest datestamp seen.
-                    next_state = {"until": (newest or date.fromisoformat(state["from"])).isoformat()}
+                    next_state = {
+                        "until": (newest or date.fromisoformat(state["from"])).isoformat()
+                    }
                 total.add(_store_and_advance(page=page, source=source, state=next_state))
                 progress(f"{source}: {total.summary()}")
             return total
         except BadResumptionToken:
-            if token is None:
+            if token is None or attempt == MAX_LIST_RESTARTS:
                 raise
-            logger.warning("%s: resumption token expired, restarting from %s", source, state["from"])
+            # Tokens expire (after about a day): what was stored stays, the list starts over.
+            logger.warning(
+                "%s: resumption token expired, restarting from %s", source, state["from"]
+            )
             token = None
+    return total
 
 
-def harvest_rss(*, categories: Iterable[str], progress: Progress = _quiet) -> UpsertResult:
+def harvest_rss(
+    *, categories: Iterable[str], progress: Progress = _quiet, client: RssClient | None = None
+) -> UpsertResult:
     """Fetch the announcement feed of the given categories and store it."""
     cats = sorted(set(categories))
     source = "rss:" + "+".join(cats)
-    page = rss_client().fetch(cats)
+    page = (client or rss_client()).fetch(cats)
     state = {"announced": page.announced.isoformat() if page.announced else None}
     result = _store_and_advance(page=page, source=source, state=state)
     progress(f"{source}: {result.summary()}")
     return result
 
 
-def harvest_ids(*, arxiv_ids: list[str], progress: Progress = _quiet) -> UpsertResult:
+def harvest_ids(
+    *, arxiv_ids: list[str], progress: Progress = _quiet, client: QueryClient | None = None
+) -> UpsertResult:
     """Fetch papers by id from the query API (batches of 100) and store them.
 
     Ids that arXiv does not know are marked not found in the pending lookups, so the extension
     stops waiting for them; found ones leave the pending list.
     """
     total = UpsertResult()
-    for page in query_client().fetch_ids(arxiv_ids):
+    for page in (client or query_client()).fetch_ids_in_batches(arxiv_ids):
         with transaction.atomic():
             result = page_store(page=page, source="api")
             found = {r.arxiv_id for r in page.records}

@@ -7,6 +7,7 @@ import gzip
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from django.db import transaction
 from lxml import etree
 
 from papers.clients.atom import parse_atom_feed
@@ -15,8 +16,6 @@ from papers.clients.records import Page
 from papers.clients.rss import parse_rss_feed
 from papers.services.harvest import _queue_tagging_on_commit
 from papers.services.storage import UpsertResult, page_store
-
-from django.db import transaction
 
 
 class UnknownFileFormat(ValueError):
@@ -71,17 +70,22 @@ def parse_file(path: Path) -> Page:
 
 
 def import_files(
-    *, paths: Iterable[Path], progress: Callable[[str], None] = lambda _: None
+    *,
+    paths: Iterable[Path],
+    progress: Callable[[str], None] = lambda _: None,
+    queue_tagging: bool = True,
 ) -> UpsertResult:
     """Import saved files in order; each file is one transaction. Raises UnknownFileFormat
-    before storing anything from a file that is not an arXiv response."""
+    before storing anything from a file that is not an arXiv response. New papers are queued
+    for tagging unless the caller tags them itself (`queue_tagging=False`)."""
     total = UpsertResult()
     paths = list(paths)
     for number, path in enumerate(paths, start=1):
         page = parse_file(path)
         with transaction.atomic():
             result = page_store(page=page, source=str(path))
-            _queue_tagging_on_commit(result.retag_ids)
+            if queue_tagging:
+                _queue_tagging_on_commit(result.retag_ids)
         total.add(result)
         progress(f"[{number}/{len(paths)}] {path.name}: {total.summary()}")
     return total

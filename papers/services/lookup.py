@@ -36,4 +36,3 @@ def pending_fetch() -> UpsertResult:
         return UpsertResult()
     PendingLookup.objects.filter(arxiv_id__in=ids).update(attempts=F("attempts") + 1)
     return harvest_ids(arxiv_ids=ids)
-

@@ -34,6 +34,7 @@ UPSERT_FIELDS = [
     "withdrawn",
     "modified_at",
 ]
+FEED_SOURCES = ("rss", "rss:rdf")
 # Fields that decide whether a paper's tags must be recomputed when they change.
 TAGGED_FIELDS = ("title", "abstract", "categories")
 
@@ -139,7 +140,10 @@ def _values_from(record: PaperRecord, existing: Paper | None) -> dict:
         "journal_ref": record.journal_ref or (existing.journal_ref if existing else ""),
         "doi": record.doi or (existing.doi if existing else ""),
         "license": record.license or (existing.license if existing else ""),
-        "withdrawn": record.withdrawn,
+        # Feeds carry no comments, so they cannot tell a withdrawal: they never clear one.
+        "withdrawn": record.withdrawn
+        if record.source not in FEED_SOURCES
+        else record.withdrawn or bool(existing and existing.withdrawn),
     }
     return values
 

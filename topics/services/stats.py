@@ -49,8 +49,8 @@ def topic_stats_recompute(*, since: date | None = None) -> int:
     start_week = max(first_week, week_start(since)) if since else first_week
     tagged = PaperTopic.objects.filter(paper__announced__gte=start_week, paper__announced__lte=end)
     weekly: dict[tuple[int, date], int] = {}
-    for topic_id, announced, count in (
-        tagged.values_list("topic_id", "paper__announced").annotate(n=Count("paper_id", distinct=True))
+    for topic_id, announced, count in tagged.values_list("topic_id", "paper__announced").annotate(
+        n=Count("paper_id", distinct=True)
     ):
         key = (topic_id, week_start(announced))
         weekly[key] = weekly.get(key, 0) + count

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Iterable
 
 from django.db import transaction
+from django.utils import timezone
 
 from papers.models import Paper
 from topics.models import PaperTopic, Topic
@@ -65,7 +66,7 @@ def _tag_batch(paper_ids: list[int]) -> int:
                     rank=tag.rank,
                     source=PaperTopic.Source.MODEL,
                     evidence=tag.evidence,
-                    model_version=tagger.version,
+                    model_version=tagger.model_version,
                 )
             )
     with transaction.atomic():
@@ -73,14 +74,14 @@ def _tag_batch(paper_ids: list[int]) -> int:
             paper_id__in=[p.id for p in papers], source=PaperTopic.Source.MODEL
         ).delete()
         PaperTopic.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
+        Paper.objects.filter(id__in=[p.id for p in papers]).update(tagged_at=timezone.now())
     return len(papers)
 
 
 def papers_tag_untagged(*, progress=lambda _: None) -> int:
-    """Tag every paper that has no tags yet (start-up, after a bulk import)."""
-    ids = list(
-        Paper.objects.filter(tags__isnull=True).order_by("id").values_list("id", flat=True)
-    )
+    """Tag every paper the tagger has not seen yet (start-up, after a bulk import)."""
+    untagged = Paper.objects.filter(tagged_at__isnull=True).order_by("id")
+    ids = list(untagged.values_list("id", flat=True))
     done = 0
     for start in range(0, len(ids), BATCH_SIZE):
         done += _tag_batch(ids[start : start + BATCH_SIZE])

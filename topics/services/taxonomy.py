@@ -13,7 +13,6 @@ from topics.tagger.taxonomy import Taxonomy, load_taxonomy_files
 TAXONOMY_DIR = Path(__file__).resolve().parent.parent / "taxonomy"
 
 
-
 @dataclass
 class TaxonomyLoadResult:
     created: int = 0
@@ -76,7 +75,5 @@ def taxonomy_load(*, taxonomy: Taxonomy | None = None) -> TaxonomyLoadResult:
             else:
                 result.unchanged += 1
     wanted = {spec.slug for spec in taxonomy.topics}
-    result.retired = (
-        Topic.objects.filter(active=True).exclude(slug__in=wanted).update(active=False)
-    )
+    result.retired = Topic.objects.filter(active=True).exclude(slug__in=wanted).update(active=False)
     return result

@@ -26,7 +26,10 @@ from topics.services.stats import topic_stats_recompute
 from topics.services.tagging import papers_tag_untagged
 from topics.services.taxonomy import taxonomy_load
 
-SAMPLE_DIR = Path(settings.BASE_DIR) / "data" / "sample" / "rss"
+# The bundled sample; PAPERSCOPE_SAMPLE_DIR points elsewhere (the tests use a two-feed sample).
+SAMPLE_DIR = Path(
+    os.environ.get("PAPERSCOPE_SAMPLE_DIR") or Path(settings.BASE_DIR) / "data" / "sample" / "rss"
+)
 
 
 class Command(BaseCommand):
@@ -65,7 +68,8 @@ class Command(BaseCommand):
         if HarvestWatermark.objects.filter(source="sample", value=stamp).exists():
             self.say("bundled sample already imported")
             return
-        result = import_files(paths=files, progress=self.progress)
+        # Tagged right after, in this process: no need to queue the papers for the worker.
+        result = import_files(paths=files, progress=self.progress, queue_tagging=False)
         HarvestWatermark.objects.update_or_create(source="sample", defaults={"value": stamp})
         self.say(f"bundled sample ({len(files)} feeds): {result.summary()}")
 

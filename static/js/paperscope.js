@@ -1,0 +1,227 @@
+/* Paperscope: keyboard navigation of paper lists and collapsible abstracts.
+ *
+ * Progressive enhancement: every page works without this file (links are links, abstracts are
+ * shown in full). No framework, no build step. Server data is never written as HTML: the script
+ * only toggles classes and attributes and sets textContent on elements it creates.
+ *
+ * Keys on pages with a list of papers: J / K move the selection, Enter opens the selected paper,
+ * A shows or hides its abstract, / focuses search, ? shows the shortcuts.
+ */
+(function () {
+  "use strict";
+
+  var COLLAPSED = "is-collapsed";
+  var SELECTED = "is-selected";
+
+  function isTypingTarget(target) {
+    if (!(target instanceof Element)) {
+      return false;
+    }
+    if (target.isContentEditable) {
+      return true;
+    }
+    return target.closest("input, textarea, select") !== null;
+  }
+
+  function isInteractive(target) {
+    return (
+      target instanceof Element &&
+      target.closest("a[href], button, summary, input, textarea, select") !== null
+    );
+  }
+
+  /* --- Collapsible abstracts ---------------------------------------------------------------- */
+
+  function setAbstract(box, button, expanded) {
+    box.classList.toggle(COLLAPSED, !expanded);
+    button.setAttribute("aria-expanded", expanded ? "true" : "false");
+    button.textContent = expanded ? "Show less" : "Show full abstract";
+  }
+
+  function setupAbstracts() {
+    var boxes = document.querySelectorAll("[data-collapsible]");
+    Array.prototype.forEach.call(boxes, function (box) {
+      var text = box.querySelector("p");
+      if (!text || !box.id) {
+        return;
+      }
+      box.classList.add(COLLAPSED);
+      // Short abstracts fit in the clamped lines: no button for them.
+      if (text.scrollHeight <= text.clientHeight + 2) {
+        box.classList.remove(COLLAPSED);
+        return;
+      }
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "abstract-toggle";
+      button.setAttribute("aria-controls", box.id);
+      setAbstract(box, button, false);
+      button.addEventListener("click", function () {
+        setAbstract(box, button, box.classList.contains(COLLAPSED));
+      });
+      box.appendChild(button);
+    });
+  }
+
+  function toggleAbstract(item) {
+    var button = item.querySelector(".abstract-toggle");
+    if (button) {
+      button.click();
+    }
+  }
+
+  /* --- Help dialog -------------------------------------------------------------------------- */
+
+  function helpDialog() {
+    return document.getElementById("keyboard-help");
+  }
+
+  function openHelp() {
+    var dialog = helpDialog();
+    if (!dialog || dialog.open) {
+      return;
+    }
+    if (typeof dialog.showModal === "function") {
+      dialog.showModal();
+    } else {
+      dialog.setAttribute("open", "");
+    }
+  }
+
+  function setupHelpButtons() {
+    if (!helpDialog()) {
+      return;
+    }
+    var buttons = document.querySelectorAll("[data-help-open]");
+    Array.prototype.forEach.call(buttons, function (button) {
+      button.hidden = false;
+      button.addEventListener("click", openHelp);
+    });
+  }
+
+  /* --- Keyboard navigation ------------------------------------------------------------------ */
+
+  function setupKeyboard() {
+    var list = document.querySelector("[data-keynav]");
+    var items = list ? Array.prototype.slice.call(list.querySelectorAll("[data-keynav-item]")) : [];
+    var current = -1;
+
+    function select(index, moveFocus) {
+      if (!items.length) {
+        return;
+      }
+      var next = Math.max(0, Math.min(items.length - 1, index));
+      if (current >= 0 && items[current]) {
+        items[current].classList.remove(SELECTED);
+        items[current].removeAttribute("aria-current");
+      }
+      current = next;
+      var item = items[current];
+      item.classList.add(SELECTED);
+      item.setAttribute("aria-current", "true");
+      if (moveFocus) {
+        var link = item.querySelector("[data-keynav-link]");
+        if (link) {
+          link.focus({ preventScroll: true });
+        }
+        item.scrollIntoView({ block: "nearest" });
+      }
+    }
+
+    if (list) {
+      // Keep the selection where the reader is: a click or a Tab into a row selects it.
+      list.addEventListener("focusin", function (event) {
+        var item = event.target instanceof Element ? event.target.closest("[data-keynav-item]") : null;
+        var index = items.indexOf(item);
+        if (index >= 0 && index !== current) {
+          select(index, false);
+        }
+      });
+      list.addEventListener("click", function (event) {
+        var item = event.target instanceof Element ? event.target.closest("[data-keynav-item]") : null;
+        var index = items.indexOf(item);
+        if (index >= 0 && index !== current) {
+          select(index, false);
+        }
+      });
+    }
+
+    document.addEventListener("keydown", function (event) {
+      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) {
+        return;
+      }
+      if (isTypingTarget(event.target)) {
+        return;
+      }
+      var dialog = helpDialog();
+      if (dialog && dialog.open) {
+        return; // the dialog handles Esc and its own button
+      }
+      switch (event.key) {
+        case "j":
+        case "J":
+          if (!items.length) {
+            return;
+          }
+          select(current + 1, true);
+          break;
+        case "k":
+        case "K":
+          if (!items.length) {
+            return;
+          }
+          select(current < 0 ? 0 : current - 1, true);
+          break;
+        case "Enter": {
+          if (current < 0 || isInteractive(event.target)) {
+            return; // a focused link or button opens itself
+          }
+          var link = items[current].querySelector("[data-keynav-link]");
+          if (!link) {
+            return;
+          }
+          link.click();
+          break;
+        }
+        case "a":
+        case "A":
+          if (current < 0) {
+            return;
+          }
+          toggleAbstract(items[current]);
+          break;
+        case "?":
+          if (!dialog) {
+            return;
+          }
+          openHelp();
+          break;
+        case "/": {
+          var search = document.getElementById("site-search-q");
+          if (!search) {
+            return;
+          }
+          search.focus();
+          search.select();
+          break;
+        }
+        default:
+          return;
+      }
+      event.preventDefault();
+    });
+  }
+
+  function init() {
+    document.documentElement.classList.add("js");
+    setupAbstracts();
+    setupHelpButtons();
+    setupKeyboard();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();

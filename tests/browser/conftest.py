@@ -1,0 +1,75 @@
+"""Browser tests: Debian's Chromium driven by the `playwright` package (never `playwright install`).
+
+Run with `pytest -m browser`. Needs /usr/bin/chromium
+(`apt-get install -y --no-install-recommends chromium`); skipped with a message when it is missing.
+Screenshots go to test-artifacts/ at the repository root.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API runs an event loop in this thread; Django refuses database calls from a
+# thread with a running loop unless told that this is deliberate.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip(
+            "Debian's chromium is not installed: "
+            "apt-get install -y --no-install-recommends chromium"
+        )
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture
+def open_page(browser, live_server):
+    """A function that opens a path of the live server in a fresh browser context and records
+    JavaScript errors on it (page.errors)."""
+    contexts = []
+
+    def opener(path: str, *, width: int = 1280, height: int = 900, color_scheme: str = "light"):
+        context = browser.new_context(
+            viewport={"width": width, "height": height},
+            color_scheme=color_scheme,
+            reduced_motion="reduce",
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.errors = []
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        page.goto(f"{live_server.url}{path}")
+        return page
+
+    yield opener
+    for context in contexts:
+        context.close()

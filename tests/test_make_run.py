@@ -1,0 +1,123 @@
+"""The first README command: `make run` sets everything up, serves, and can run again."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "papers" / "tests" / "fixtures" / "rss"
+
+
+@pytest.fixture
+def instance(tmp_path):
+    """Environment of a fresh embedded instance with a two-feed sample."""
+    sample = tmp_path / "sample"
+    sample.mkdir()
+    for name in ("luvata_2024-06-01-cs-lg.xml.gz", "luvata_2024-06-01-cs-ai.xml.gz"):
+        shutil.copy(FIXTURES / name, sample / name)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE"}
+    }
+    env.update(
+        {
+            "DEBUG": "1",
+            "PAPERSCOPE_DATA_DIR": str(tmp_path / "var"),
+            "PAPERSCOPE_SAMPLE_DIR": str(sample),
+            "HARVEST_ON_START": "0",
+        }
+    )
+    return env, tmp_path / "var" / "paperscope.sqlite3"
+
+
+def counts(db: Path) -> dict[str, int]:
+    with sqlite3.connect(db) as conn:
+        return {
+            table: conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]  # noqa: S608
+            for table in (
+                "papers_paper",
+                "topics_topic",
+                "topics_papertopic",
+                "topics_topicmomentum",
+            )
+        }
+
+
+def setup_only(env) -> str:
+    result = subprocess.run(
+        [sys.executable, "manage.py", "paperscope_run", "--setup-only"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_running_it_twice_duplicates_nothing_and_keeps_what_was_saved(instance):
+    env, db = instance
+    first = setup_only(env)
+    assert "bundled sample (2 feeds)" in first
+    after_first = counts(db)
+    assert after_first["papers_paper"] > 400
+    assert after_first["topics_topic"] >= 400
+    assert after_first["topics_papertopic"] >= 3 * after_first["papers_paper"]
+    second = setup_only(env)
+    assert "bundled sample already imported" in second
+    assert "tagged 0 papers" in second
+    assert counts(db) == after_first
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_it_serves_topic_pages_with_tagged_papers_then_stops_on_ctrl_c(instance):
+    env, _ = instance
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "paperscope_run", "--port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 240
+        health = None
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                health = httpx.get(f"{base}/healthz", timeout=2)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        assert health is not None, process.stdout
+        assert health.status_code == 200, health.text
+        assert health.json()["broker"]["detail"] == "filesystem"
+        topics = httpx.get(f"{base}/api/v1/topics", params={"sort": "momentum"}).json()["results"]
+        busiest = topics[0]
+        assert busiest["momentum"]["recent_count"] > 0
+        page = httpx.get(f"{base}/topics/{busiest['slug']}/")
+        assert page.status_code == 200
+        assert busiest["name"] in page.text
+        papers = httpx.get(f"{base}/api/v1/topics/{busiest['slug']}/papers").json()["results"]
+        assert papers
+        assert all(paper["tags"] for paper in papers)
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    assert process.returncode == 0

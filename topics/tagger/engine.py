@@ -1,0 +1,379 @@
+"""The tagger: candidates -> per-pair features -> one calibrated scorer -> coherent 3..7 tags.
+
+Pure Python + numpy (no Django). Build it from a list of :class:`TopicSpec` (from the taxonomy
+files or from DB rows) and an embedder (default: the shipped static model)::
+
+    tagger = Tagger(load_taxonomy_files("topics/taxonomy").topics)
+    tags = tagger.tag(PaperInput(id="2501.00001", title="...", abstract="...",
+                                 categories=("cs.LG",)))
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .embedding import default_embedder
+from .features import (
+    FEATURES,
+    EncodedBatch,
+    TopicIndex,
+    compute_features,
+    normalize_rows,
+)
+from .keywords import KeywordMatcher
+from .scoring import ScorerParams, sigmoid
+from .selection import Hierarchy, select
+from .taxonomy import Taxonomy, TopicSpec, check_topic_specs
+from .text import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, clean
+
+log = logging.getLogger(__name__)
+
+BATCH_SIZE = 256
+
+
+def _str_tuple(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    try:
+        return tuple(str(v).strip() for v in value if v is not None and str(v).strip())
+    except TypeError:
+        return ()
+
+
+@dataclass(frozen=True)
+class PaperInput:
+    id: str
+    title: str
+    abstract: str = ""
+    categories: tuple[str, ...] = ()  # primary first
+    authors: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", "" if self.id is None else str(self.id))
+        for name in ("title", "abstract"):
+            value = getattr(self, name)
+            object.__setattr__(self, name, value if isinstance(value, str) else str(value or ""))
+        object.__setattr__(self, "categories", _str_tuple(self.categories))
+        authors = self.authors
+        if isinstance(authors, str):
+            authors = authors.split(",")
+        object.__setattr__(self, "authors", _str_tuple(authors) if authors else ())
+
+    @classmethod
+    def coerce(cls, value: Any) -> PaperInput:
+        """A PaperInput from itself, a mapping with the same keys, or anything with attributes."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, Mapping):
+            get = value.get
+        else:
+
+            def get(key, default=None):
+                return getattr(value, key, default)
+
+        authors = get("authors", ()) or ()
+        if authors and not isinstance(authors, str):
+            authors = [a.get("name", "") if isinstance(a, Mapping) else a for a in authors]
+        return cls(
+            id=get("arxiv_id", "") or get("id", "") or "",
+            title=get("title", "") or "",
+            abstract=get("abstract", "") or "",
+            categories=get("categories", ()) or (),
+            authors=authors,
+        )
+
+
+@dataclass(frozen=True)
+class Tag:
+    slug: str
+    name: str
+    score: float  # calibrated, 0..1, hierarchy-consistent (a parent never below its child)
+    rank: int  # 1 = best
+    evidence: dict = field(default_factory=dict, compare=False)
+
+    def as_dict(self) -> dict:
+        return {
+            "slug": self.slug,
+            "name": self.name,
+            "score": self.score,
+            "rank": self.rank,
+            "evidence": self.evidence,
+        }
+
+
+@dataclass
+class Priors:
+    """P(topic | primary arXiv category) from tagged papers, as a smoothed log-lift per topic."""
+
+    lift: dict[str, dict[str, float]]
+
+    @classmethod
+    def estimate(
+        cls, tagged: Iterable[tuple[Sequence[str], Iterable[str]]], *, smoothing: float = 20.0
+    ) -> Priors:
+        """From ``(categories, slugs)`` of tagged papers (confirmed tags are best)."""
+        n = 0
+        base: Counter[str] = Counter()
+        by_cat: dict[str, Counter[str]] = {}
+        cat_n: Counter[str] = Counter()
+        for cats, slugs in tagged:
+            slugs = set(slugs)
+            n += 1
+            base.update(slugs)
+            if cats:
+                cat = cats[0]
+                cat_n[cat] += 1
+                by_cat.setdefault(cat, Counter()).update(slugs)
+        lift: dict[str, dict[str, float]] = {}
+        for cat, counts in by_cat.items():
+            row = {}
+            for slug, b in base.items():
+                p_base = b / n
+                p_cat = (counts.get(slug, 0) + smoothing * p_base) / (cat_n[cat] + smoothing)
+                row[slug] = float(np.clip(math.log(p_cat / p_base), -3.0, 3.0))
+            lift[cat] = row
+        return cls(lift)
+
+
+class UnknownTopicError(KeyError):
+    """Feedback named a slug the tagger does not know."""
+
+    def __str__(self) -> str:
+        return f"unknown topic slug {self.args[0]!r}"
+
+
+class Tagger:
+    """Tags papers with topics. Thread-safe for concurrent ``tag``/``apply_feedback`` calls."""
+
+    def __init__(
+        self,
+        topics: Sequence[TopicSpec] | Taxonomy,
+        embedder: Any = None,
+        *,
+        examples: Mapping[str, Sequence[Any]] | None = None,
+        feedback: Iterable[tuple[Any, str, bool]] | None = None,
+        priors: Priors | Mapping[str, Mapping[str, float]] | None = None,
+        params: ScorerParams | str | Path | None = None,
+    ):
+        topics = list(topics.topics if isinstance(topics, Taxonomy) else topics)
+        check_topic_specs(topics)
+        self.topics = topics
+        self.embedder = embedder if embedder is not None else default_embedder()
+        if isinstance(params, ScorerParams):
+            self.params = params
+        else:
+            self.params = ScorerParams.load(params)
+        self._weights = self.params.weight_vector()
+        self._lock = threading.RLock()
+        self.index = TopicIndex(
+            topics,
+            self.embedder,
+            self.params.rocchio,
+            float(self.params.embedding["title_weight"]),
+        )
+        self.hierarchy = Hierarchy(self.index.parent, self.index.depth)
+        self.matcher = KeywordMatcher(topics)
+        if priors is not None:
+            self.index.set_priors(priors.lift if isinstance(priors, Priors) else priors)
+        for slug, papers in (examples or {}).items():
+            for paper in papers:
+                self.apply_feedback(paper, slug, True)
+        for paper, slug, confirm in feedback or ():
+            self.apply_feedback(paper, slug, confirm)
+
+    # -- public API -------------------------------------------------------------------------
+    @property
+    def model_version(self) -> str:
+        return f"{self.params.version}/{getattr(self.embedder, 'name', '') or 'embedder'}"
+
+    def tag(self, paper: Any) -> list[Tag]:
+        return self.tag_batch([paper])[0]
+
+    def tag_batch(self, papers: Sequence[Any], *, batch_size: int = BATCH_SIZE) -> list[list[Tag]]:
+        """Tags for every paper, in input order; a paper that cannot be tagged gets []."""
+        out: list[list[Tag]] = []
+        for start in range(0, len(papers), batch_size):
+            chunk = list(papers[start : start + batch_size])
+            try:
+                out.extend(self._tag_chunk(chunk))
+            except Exception:  # never let one odd paper fail a whole batch
+                log.exception("tagging a batch failed; retrying paper by paper")
+                for paper in chunk:
+                    try:
+                        out.extend(self._tag_chunk([paper]))
+                    except Exception:
+                        log.exception("tagging paper %r failed", getattr(paper, "id", paper))
+                        out.append([])
+        return out
+
+    def embed(self, papers: Sequence[Any]) -> np.ndarray:
+        """(N, D) paper vectors as used by the tagger (for caching or feedback)."""
+        return self._encode([PaperInput.coerce(p) for p in papers]).vec
+
+    def apply_feedback(
+        self,
+        paper_vector_or_input: Any,
+        slug: str,
+        confirm: bool,
+        *,
+        paper_id: str = "",
+        title: str = "",
+    ) -> None:
+        """Confirm (positive example) or reject a topic for a paper; takes effect at once.
+
+        Updates the topic's prototype (Rocchio) and its example/rejection memory, which drive the
+        ``sim_desc``, ``ex_sim`` and ``neg_sim`` features. A later judgement of the same paper id
+        replaces an earlier one. Raises :class:`UnknownTopicError` for an unknown slug.
+        """
+        j = self.index.pos.get(slug)
+        if j is None:
+            raise UnknownTopicError(slug)
+        if isinstance(paper_vector_or_input, np.ndarray):
+            vec = np.asarray(paper_vector_or_input, dtype=np.float32).reshape(-1)
+            if vec.shape[0] != self.index.dim:
+                raise ValueError(f"vector has {vec.shape[0]} dimensions, expected {self.index.dim}")
+            norm = np.linalg.norm(vec)
+            vec = vec / norm if norm > 0 else vec
+        else:
+            paper = PaperInput.coerce(paper_vector_or_input)
+            paper_id = paper_id or paper.id
+            title = title or paper.title
+            vec = self._encode([paper]).vec[0]
+        if not np.any(vec):
+            return
+        with self._lock:
+            self.index.memory.add(j, vec, bool(confirm), paper_id, title)
+            self.index.update_prototype(j)
+
+    def candidates(self, paper: Any, k: int = 50) -> list[tuple[str, float]]:
+        """The k best candidate topics with their coherent scores (ancestors included, a parent
+        right after its best child on ties), before thresholds: for candidate recall@k."""
+        p = PaperInput.coerce(paper)
+        with self._lock:
+            batch = self._encode([p])
+            feats = compute_features(batch, self.index, self.params.candidates)
+            scores = self.hierarchy.coherent(self._score(feats))[0]
+        live = np.flatnonzero(scores > 0)
+        order = sorted(live.tolist(), key=lambda j: (-scores[j], -self.hierarchy.depth[j], j))
+        return [(self.index.slugs[j], float(scores[j])) for j in order[:k]]
+
+    def pair_features(
+        self, papers: Sequence[Any], slugs: Sequence[Sequence[str]]
+    ) -> list[dict[str, dict[str, float]]]:
+        """Feature values of (paper, slug) pairs, for :func:`fit_scorer` training data."""
+        out = []
+        for start in range(0, len(papers), BATCH_SIZE):
+            chunk = [PaperInput.coerce(p) for p in papers[start : start + BATCH_SIZE]]
+            with self._lock:
+                feats = compute_features(self._encode(chunk), self.index, self.params.candidates)
+            for i, wanted in enumerate(slugs[start : start + BATCH_SIZE]):
+                row = {}
+                for slug in wanted:
+                    j = self.index.pos.get(slug)
+                    if j is not None:
+                        row[slug] = {f: float(feats.values[f][i, j]) for f in FEATURES}
+                out.append(row)
+        return out
+
+    # -- internals --------------------------------------------------------------------------
+    def _encode(self, papers: Sequence[PaperInput]) -> EncodedBatch:
+        titles = [clean(p.title, MAX_TITLE_CHARS) for p in papers]
+        abstracts = [clean(p.abstract, MAX_ABSTRACT_CHARS) for p in papers]
+        alpha = float(self.params.embedding["title_weight"])
+        emb = self.embedder
+        if hasattr(emb, "encode_sums"):
+            t_sum, t_n = emb.encode_sums(titles)
+            a_sum, a_n = emb.encode_sums(abstracts)
+            post = getattr(emb, "postprocess", None) or (lambda x: x)
+            title_vec = post(normalize_rows(t_sum))
+            body_vec = post(normalize_rows(t_sum + a_sum))
+            known = (t_n + a_n) > 0
+        else:
+            title_vec = normalize_rows(emb.encode(titles))
+            joined = [f"{t}. {a}" for t, a in zip(titles, abstracts, strict=True)]
+            body_vec = normalize_rows(emb.encode(joined))
+            known = np.any(body_vec != 0, axis=1)
+        vec = normalize_rows(alpha * title_vec + (1 - alpha) * body_vec)
+        hits = [self.matcher.match(t, a) for t, a in zip(titles, abstracts, strict=True)]
+        usable = known | np.array([bool(h) for h in hits], dtype=bool)
+        return EncodedBatch(vec, title_vec, hits, [p.categories for p in papers], usable)
+
+    def _score(self, feats) -> np.ndarray:
+        """(N, T) calibrated scores; 0 for non-candidates."""
+        z = np.full(feats.candidates.shape, float(self.params.bias), dtype=np.float32)
+        for f, w in zip(FEATURES, self._weights, strict=True):
+            if w:
+                z += w * feats.values[f]
+        a, c = self.params.platt
+        p = sigmoid(a * z + c).astype(np.float32)
+        p[~feats.candidates] = 0.0
+        return p
+
+    def _tag_chunk(self, papers: Sequence[Any]) -> list[list[Tag]]:
+        inputs = []
+        for p in papers:
+            try:
+                inputs.append(PaperInput.coerce(p))
+            except Exception:
+                inputs.append(PaperInput(id="", title=""))
+        if not inputs or not len(self.index):
+            return [[] for _ in inputs]
+        with self._lock:
+            batch = self._encode(inputs)
+            feats = compute_features(batch, self.index, self.params.candidates)
+            own = self._score(feats)
+            coherent = self.hierarchy.coherent(own)
+            settings = self.params.selection
+            results = []
+            for i in range(len(inputs)):
+                if not batch.usable[i]:
+                    results.append([])
+                    continue
+                chosen = select(coherent[i], self.hierarchy, settings)
+                results.append(
+                    [
+                        self._make_tag(rank, s, i, batch, feats, own, coherent)
+                        for rank, s in enumerate(chosen, start=1)
+                    ]
+                )
+        return results
+
+    def _make_tag(self, rank, sel, i, batch, feats, own, coherent) -> Tag:
+        j = sel.topic
+        topic = self.topics[j]
+        evidence: dict[str, Any] = {
+            "similarity": round(float(feats.cos_desc[i, j]), 3),
+            "similarity_keywords": round(float(feats.cos_kw[i, j]), 3),
+            "similarity_z": round(float(feats.values["sim_desc"][i, j]), 2),
+        }
+        hits = batch.hits[i].get(j)
+        if hits:
+            evidence["phrases"] = [h.as_evidence() for h in hits[:8]]
+        cats = [c for c in batch.categories[i] if c in self.index.topic_cats[j]]
+        if cats:
+            evidence["categories"] = cats
+        examples = self.index.memory.nearest(batch.vec[i], j)
+        if examples:
+            evidence["examples"] = examples
+        own_score = float(own[i, j])
+        if own_score + 1e-6 < sel.score:
+            child = max(
+                (c for c in self.hierarchy.children[j]),
+                key=lambda c: (coherent[i, c], -c),
+            )
+            evidence["implied_by"] = self.topics[child].slug
+            evidence["own_score"] = round(own_score, 4)
+        if sel.low_confidence:
+            evidence["low_confidence"] = True
+        return Tag(topic.slug, topic.name, round(sel.score, 4), rank, evidence)

@@ -1,0 +1,399 @@
+"""Topic-side vectors and per-(paper, topic) features, computed densely for a batch of papers.
+
+Every feature is label-agnostic (it means the same for any topic), so one scorer serves all
+topics, including brand-new ones. Similarities are z-scored per topic against the topic's
+similarity to ordinary reference papers (shipped with the model), so "4" means "closer than
+99.99% of papers" for every topic, whatever the size of the taxonomy; broad topics that are
+near everything (hubs) do not win by default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .keywords import Hit
+from .taxonomy import TopicSpec
+
+FEATURES: tuple[str, ...] = (
+    "sim_desc",  # z-score of cos(paper, topic prototype = "name: description" + Rocchio)
+    "sim_kw",  # z-score of cos(paper, "name; aliases; keywords")
+    "sim_title",  # z-score of cos(title, "name; aliases")
+    # (z-scores against the topic's similarity to 2,000 ordinary arXiv papers)
+    "sim_gap",  # combined similarity minus the paper's best (<= 0)
+    "sib_gap",  # combined similarity minus the best sibling's (<= 0; 0 = best of its siblings)
+    "parent_sim",  # combined similarity of the parent (of itself for an area): context support
+    "kw_title",  # a name/alias/keyword occurs in the title (its quality: < 1 for common words)
+    "kw_abstract",  # log(1 + occurrences in the abstract, weighted by quality x specificity)
+    "kw_name",  # the topic's name or an alias (not only a keyword) occurs (its quality)
+    "kw_spec",  # best quality x specificity (1 / topics sharing the phrase) of a matched phrase
+    "kw_any",  # best quality of any matched phrase (0 = the topic is suggested by similarity only)
+    "cat_match",  # overlap of the paper's arXiv categories with the topic's typical ones
+    "cat_miss",  # 1 if both have categories and none is shared
+    "ex_sim",  # max cos to the topic's example/confirmed papers above 0.3 (0 if none or below)
+    "neg_sim",  # max cos to the topic's rejected papers above 0.3 (0 if none or below)
+    "prior",  # log-lift of P(topic | primary category) from tagged data (0 if unknown)
+    "is_area",  # 1 for an area (root)
+)
+FEATURE_INDEX = {f: i for i, f in enumerate(FEATURES)}
+Z_STD_FLOOR = 0.02
+EX_BASELINE = 0.3  # paper-paper cosine reached by only 1% of random pairs (centred vectors)
+TOPIC_CAT_WEIGHTS = (1.0, 0.85, 0.7)  # the topic's first, second, later categories
+PAPER_CAT_WEIGHTS = (1.0, 0.7)  # the paper's primary, other categories
+
+
+def normalize_rows(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float32)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+
+
+def zscore_rows(m: np.ndarray) -> np.ndarray:
+    mean = m.mean(axis=1, keepdims=True)
+    std = np.maximum(m.std(axis=1, keepdims=True), Z_STD_FLOOR)
+    return (m - mean) / std
+
+
+def topic_texts(topic: TopicSpec) -> tuple[str, str, str]:
+    """Texts embedded for a topic: "name: description", "name; aliases; keywords" and
+    "name; aliases"."""
+    desc = f"{topic.name}: {topic.description}" if topic.description else topic.name
+    kw = "; ".join([topic.name, *topic.aliases, *topic.keywords])
+    name = "; ".join([topic.name, *topic.aliases])
+    return desc, kw, name
+
+
+@dataclass
+class ExampleMemory:
+    """Example and feedback papers per topic (vectors + ids/titles for evidence)."""
+
+    dim: int
+    n_topics: int
+    pos: list[list[tuple[np.ndarray, str, str]]] = field(default_factory=list)
+    neg: list[list[tuple[np.ndarray, str, str]]] = field(default_factory=list)
+    _cache: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.pos = [[] for _ in range(self.n_topics)]
+        self.neg = [[] for _ in range(self.n_topics)]
+
+    def add(self, topic: int, vec: np.ndarray, confirm: bool, paper_id: str, title: str) -> None:
+        store = self.pos if confirm else self.neg
+        other = self.neg if confirm else self.pos
+        if paper_id:  # a new judgement replaces an older one of the same paper
+            store[topic][:] = [e for e in store[topic] if e[1] != paper_id]
+            other[topic][:] = [e for e in other[topic] if e[1] != paper_id]
+        store[topic].append((vec, paper_id, title))
+        self._cache.clear()
+
+    def count(self, which: str) -> int:
+        return sum(len(x) for x in (self.pos if which == "pos" else self.neg))
+
+    def mean(self, topic: int, which: str) -> tuple[np.ndarray | None, int]:
+        items = (self.pos if which == "pos" else self.neg)[topic]
+        if not items:
+            return None, 0
+        return np.mean([v for v, _, _ in items], axis=0), len(items)
+
+    def matrix(self, which: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(vectors sorted by topic, topics with examples, reduceat starts)."""
+        if which not in self._cache:
+            store = self.pos if which == "pos" else self.neg
+            vecs, topics = [], []
+            for t, items in enumerate(store):
+                for v, _, _ in items:
+                    vecs.append(v)
+                    topics.append(t)
+            if vecs:
+                mat = np.asarray(vecs, dtype=np.float32)
+                tarr = np.asarray(topics)
+                uniq, starts = np.unique(tarr, return_index=True)
+            else:
+                mat = np.zeros((0, self.dim), dtype=np.float32)
+                uniq = starts = np.zeros(0, dtype=np.int64)
+            self._cache[which] = (mat, uniq, starts)
+        return self._cache[which]
+
+    def max_sim(self, vecs: np.ndarray, which: str) -> np.ndarray | None:
+        """(N, T) max cosine of each paper to each topic's examples; NaN where a topic has none."""
+        mat, uniq, starts = self.matrix(which)
+        if not len(mat):
+            return None
+        sims = vecs @ mat.T
+        out = np.full((len(vecs), self.n_topics), np.nan, dtype=np.float32)
+        out[:, uniq] = np.maximum.reduceat(sims, starts, axis=1)
+        return out
+
+    def nearest(self, vec: np.ndarray, topic: int, k: int = 3) -> list[dict]:
+        items = self.pos[topic]
+        if not items or not np.any(vec):
+            return []
+        sims = np.asarray([v for v, _, _ in items]) @ vec
+        order = np.argsort(-sims, kind="stable")[:k]
+        return [
+            {"id": items[i][1], "title": items[i][2], "similarity": round(float(sims[i]), 3)}
+            for i in order
+            if items[i][1] or items[i][2]
+        ]
+
+
+class TopicIndex:
+    """Vectors and lookup tables of the topics, in the order of the given list."""
+
+    def __init__(
+        self,
+        topics: Sequence[TopicSpec],
+        embedder,
+        rocchio: Mapping[str, float],
+        title_weight: float = 0.3,
+    ):
+        self.topics = list(topics)
+        self.slugs = [t.slug for t in self.topics]
+        self.pos = {s: i for i, s in enumerate(self.slugs)}
+        n = len(self.topics)
+        self.parent = np.array(
+            [self.pos[t.parent] if t.parent is not None else -1 for t in self.topics],
+            dtype=np.int64,
+        )
+        # Depth from the parent links (parents come first), not from TopicSpec.depth, so that
+        # specs built by hand or from DB rows cannot break the hierarchy maths.
+        self.depth = np.zeros(n, dtype=np.int64)
+        for j, p in enumerate(self.parent):
+            if p >= 0:
+                self.depth[j] = self.depth[p] + 1
+        self.is_area = (self.parent < 0).astype(np.float32)
+        self.parent_or_self = np.where(self.parent >= 0, self.parent, np.arange(n))
+        self.rocchio = dict(rocchio)
+
+        texts = [topic_texts(t) for t in self.topics]
+        enc = embedder.encode([x for trio in texts for x in trio]) if n else np.zeros((0, 1))
+        enc = np.asarray(enc, dtype=np.float32)
+        self.dim = int(enc.shape[1]) if n else int(getattr(embedder, "dim", 1))
+        self.v_desc = normalize_rows(enc[0::3])
+        self.v_kw = normalize_rows(enc[1::3])
+        self.v_name = normalize_rows(enc[2::3])
+        self.v_proto = self.v_desc.copy()
+        self.memory = ExampleMemory(self.dim, n)
+
+        # Column statistics: each topic's similarity to ordinary (reference) papers, so that a
+        # similarity is scored against what is usual for that topic, whatever the taxonomy size.
+        ref = getattr(embedder, "reference", None)
+        self.ref_vec = self.ref_title = None
+        if ref is not None and n and ref["body"].shape[1] == self.dim:
+            self.ref_title = np.asarray(ref["title"], dtype=np.float32)
+            body = np.asarray(ref["body"], dtype=np.float32)
+            self.ref_vec = normalize_rows(title_weight * self.ref_title + (1 - title_weight) * body)
+        self.col_desc = self._column_stats(self.ref_vec, self.v_proto)
+        self.col_kw = self._column_stats(self.ref_vec, self.v_kw)
+        self.col_name = self._column_stats(self.ref_title, self.v_name)
+
+        # Sibling groups (areas are siblings of each other).
+        order = np.argsort(self.parent, kind="stable")
+        self.sib_order = order
+        _, self.sib_starts, sib_inverse = np.unique(
+            self.parent[order], return_index=True, return_inverse=True
+        )
+        self.sib_group = np.empty(n, dtype=np.int64)
+        self.sib_group[order] = sib_inverse
+
+        # Category weights; a topic without categories inherits its parent's.
+        cats: list[tuple[str, ...]] = []
+        for i, t in enumerate(self.topics):
+            p = self.parent[i]
+            cats.append(t.categories or (cats[p] if p >= 0 else ()))
+        self.topic_cats = cats
+        self.has_cats = np.array([bool(c) for c in cats], dtype=bool)
+        self.cat_row: dict[str, int] = {}
+        rows: list[np.ndarray] = []
+        for i, cs in enumerate(cats):
+            for k, c in enumerate(cs):
+                if c not in self.cat_row:
+                    self.cat_row[c] = len(rows)
+                    rows.append(np.zeros(n, dtype=np.float32))
+                r = rows[self.cat_row[c]]
+                r[i] = max(r[i], TOPIC_CAT_WEIGHTS[min(k, len(TOPIC_CAT_WEIGHTS) - 1)])
+        self.cat_w = np.asarray(rows, dtype=np.float32).reshape(len(rows), n)
+        self.prior_row: dict[str, int] = {}
+        self.prior_lift = np.zeros((0, n), dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.topics)
+
+    @staticmethod
+    def _column_stats(
+        ref: np.ndarray | None, vecs: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        if ref is None:
+            return None
+        sims = ref @ vecs.T
+        return sims.mean(axis=0), np.maximum(sims.std(axis=0), Z_STD_FLOOR)
+
+    def zscore(self, sims: np.ndarray, which: str) -> np.ndarray:
+        """Similarities as z-scores against the topic's reference distribution (columns), or
+        across topics per paper (rows) when no reference papers are available."""
+        stats = {"desc": self.col_desc, "kw": self.col_kw, "name": self.col_name}[which]
+        if stats is None:
+            return zscore_rows(sims)
+        mean, std = stats
+        return (sims - mean) / std
+
+    def set_priors(self, lift_by_category: Mapping[str, Mapping[str, float]]) -> None:
+        rows = []
+        self.prior_row = {}
+        for cat, per_topic in lift_by_category.items():
+            row = np.zeros(len(self.topics), dtype=np.float32)
+            for slug, v in per_topic.items():
+                if slug in self.pos:
+                    row[self.pos[slug]] = float(v)
+            self.prior_row[cat] = len(rows)
+            rows.append(row)
+        self.prior_lift = np.asarray(rows, dtype=np.float32).reshape(len(rows), len(self.topics))
+
+    def update_prototype(self, topic: int) -> None:
+        """Rocchio: v = desc + beta*s(n+)*mean(pos) - gamma*s(n-)*mean(neg), s(n) = n/(n+shrink)."""
+        beta, gamma, shrink = (self.rocchio[k] for k in ("beta", "gamma", "shrink"))
+        v = self.v_desc[topic].astype(np.float32).copy()
+        mean_pos, n_pos = self.memory.mean(topic, "pos")
+        if mean_pos is not None:
+            v += beta * n_pos / (n_pos + shrink) * mean_pos
+        mean_neg, n_neg = self.memory.mean(topic, "neg")
+        if mean_neg is not None:
+            v -= gamma * n_neg / (n_neg + shrink) * mean_neg
+        norm = np.linalg.norm(v)
+        self.v_proto[topic] = v / norm if norm > 0 else self.v_desc[topic]
+        if self.col_desc is not None and self.ref_vec is not None:
+            sims = self.ref_vec @ self.v_proto[topic]
+            self.col_desc[0][topic] = sims.mean()
+            self.col_desc[1][topic] = max(float(sims.std()), Z_STD_FLOOR)
+
+
+@dataclass
+class EncodedBatch:
+    vec: np.ndarray  # (N, D) paper vectors (title-weighted)
+    title_vec: np.ndarray  # (N, D)
+    hits: list[dict[int, list[Hit]]]
+    categories: list[tuple[str, ...]]
+    usable: np.ndarray  # (N,) bool: some known token or a keyword hit
+
+
+@dataclass
+class BatchFeatures:
+    values: dict[str, np.ndarray]  # feature -> (N, T)
+    cos_desc: np.ndarray  # raw cosines, for evidence
+    cos_kw: np.ndarray
+    candidates: np.ndarray  # (N, T) bool
+
+
+def compute_features(
+    batch: EncodedBatch,
+    index: TopicIndex,
+    candidates_cfg: Mapping[str, int],
+) -> BatchFeatures:
+    n, t = len(batch.vec), len(index)
+    vec, tvec = batch.vec, batch.title_vec
+    cos_desc = vec @ index.v_proto.T
+    cos_kw = vec @ index.v_kw.T
+    z_desc = index.zscore(cos_desc, "desc")
+    z_kw = index.zscore(cos_kw, "kw")
+    z_title = index.zscore(tvec @ index.v_name.T, "name")
+    comb = 0.5 * (z_desc + z_kw)
+    sim_gap = comb - comb.max(axis=1, keepdims=True) if t else comb
+    sib_max = np.maximum.reduceat(comb[:, index.sib_order], index.sib_starts, axis=1) if t else comb
+    sib_gap = comb - sib_max[:, index.sib_group]
+    parent_sim = comb[:, index.parent_or_self]
+
+    kw_title = np.zeros((n, t), dtype=np.float32)
+    kw_abstract = np.zeros((n, t), dtype=np.float32)
+    kw_name = np.zeros((n, t), dtype=np.float32)
+    kw_spec = np.zeros((n, t), dtype=np.float32)
+    kw_any = np.zeros((n, t), dtype=np.float32)
+    for i, hits in enumerate(batch.hits):
+        for j, hs in hits.items():
+            n_abs = 0.0
+            title = name = spec = best = 0.0
+            for h in hs:
+                q = h.quality
+                best = max(best, q)
+                if h.where == "title":
+                    title = max(title, q)
+                else:
+                    n_abs += q * h.specificity * h.count
+                if h.kind != "keyword":
+                    name = max(name, q)
+                spec = max(spec, h.specificity * q)
+            kw_title[i, j] = title
+            kw_name[i, j] = name
+            kw_abstract[i, j] = np.log1p(min(n_abs, 20.0))
+            kw_spec[i, j] = spec
+            kw_any[i, j] = best
+
+    cat_match = np.zeros((n, t), dtype=np.float32)
+    cat_miss = np.zeros((n, t), dtype=np.float32)
+    prior = np.zeros((n, t), dtype=np.float32)
+    for i, cats in enumerate(batch.categories):
+        if not cats:
+            continue
+        rows = [
+            (index.cat_row[c], PAPER_CAT_WEIGHTS[min(k, 1)])
+            for k, c in enumerate(cats)
+            if c in index.cat_row
+        ]
+        if rows:
+            r_idx = [r for r, _ in rows]
+            r_w = np.array([w for _, w in rows], dtype=np.float32)
+            cat_match[i] = (index.cat_w[r_idx] * r_w[:, None]).max(axis=0)
+        cat_miss[i] = (cat_match[i] == 0) & index.has_cats
+        pr = index.prior_row.get(cats[0])
+        if pr is not None:
+            prior[i] = index.prior_lift[pr]
+
+    ex = index.memory.max_sim(vec, "pos")
+    neg = index.memory.max_sim(vec, "neg")
+    zeros = np.zeros((n, t), dtype=np.float32)
+    ex_sim = np.clip(np.nan_to_num(ex - EX_BASELINE, nan=0.0), 0, None) if ex is not None else zeros
+    neg_sim = (
+        np.clip(np.nan_to_num(neg - EX_BASELINE, nan=0.0), 0, None) if neg is not None else zeros
+    )
+
+    values = {
+        "sim_desc": z_desc,
+        "sim_kw": z_kw,
+        "sim_title": z_title,
+        "sim_gap": sim_gap,
+        "sib_gap": sib_gap,
+        "parent_sim": parent_sim,
+        "kw_title": kw_title,
+        "kw_abstract": kw_abstract,
+        "kw_name": kw_name,
+        "kw_spec": kw_spec,
+        "kw_any": kw_any,
+        "cat_match": cat_match,
+        "cat_miss": cat_miss,
+        "ex_sim": ex_sim.astype(np.float32),
+        "neg_sim": neg_sim.astype(np.float32),
+        "prior": prior,
+        "is_area": np.broadcast_to(index.is_area, (n, t)),
+    }
+
+    # Candidate generation: top-k by each similarity, every keyword hit, nearest examples.
+    cand = (kw_title > 0) | (kw_abstract > 0)
+    has_vec = np.any(vec, axis=1)
+    has_title = np.any(tvec, axis=1)
+    for mat, k, rows_ok in (
+        (z_desc, candidates_cfg["top_k"], has_vec),
+        (z_kw, candidates_cfg["top_k"], has_vec),
+        (z_title, candidates_cfg["top_k_title"], has_title),
+        (ex, candidates_cfg["top_k_examples"], has_vec),
+    ):
+        if mat is None or k <= 0 or t == 0:
+            continue
+        k = min(k, t)
+        m = np.where(np.isnan(mat), -np.inf, mat)
+        top = np.argpartition(-m, k - 1, axis=1)[:, :k].ravel()
+        rows = np.repeat(np.arange(n), k)
+        ok = np.isfinite(m[rows, top]) & rows_ok[rows]
+        cand[rows[ok], top[ok]] = True
+    cand &= batch.usable[:, None]
+    return BatchFeatures(values, cos_desc, cos_kw, cand)

@@ -1,0 +1,214 @@
+"""The shared (paper, topic) scorer: logistic regression over label-agnostic features + Platt.
+
+``p = sigmoid(a * (w . x + b) + c)``. Weights, Platt parameters and the decision settings live in
+topics/tagger/model/scorer.json so they can be refitted with :func:`fit_scorer` once judged
+(paper, topic, label) pairs exist; the shipped values are set by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .features import FEATURES
+
+SCORER_PATH = Path(__file__).resolve().parent / "model" / "scorer.json"
+
+DEFAULT_SELECTION = {
+    "threshold": 0.5,  # calibrated score a tag needs
+    "floor": 0.2,  # fill-up tags (to reach min_tags) need at least this
+    "min_tags": 3,  # counted with ancestors
+    "max_specific": 7,  # most specific tags (leaves of the selected tree) kept at most
+    "max_tags": 12,  # all tags, ancestors included
+}
+DEFAULT_CANDIDATES = {"top_k": 25, "top_k_title": 10, "top_k_examples": 10}
+DEFAULT_EMBEDDING = {"title_weight": 0.3}
+DEFAULT_ROCCHIO = {"beta": 1.0, "gamma": 0.5, "shrink": 2.0}
+
+
+@dataclass(frozen=True)
+class ScorerParams:
+    weights: Mapping[str, float]
+    bias: float
+    platt: tuple[float, float] = (1.0, 0.0)
+    version: str = "hand-1"
+    selection: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_SELECTION))
+    candidates: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_CANDIDATES))
+    embedding: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_EMBEDDING))
+    rocchio: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_ROCCHIO))
+    fit: Mapping[str, Any] = field(default_factory=dict)  # how/when it was fitted, metrics
+
+    def weight_vector(self) -> np.ndarray:
+        return np.array([float(self.weights.get(f, 0.0)) for f in FEATURES], dtype=np.float32)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "features": {f: round(float(self.weights.get(f, 0.0)), 6) for f in FEATURES},
+            "bias": round(float(self.bias), 6),
+            "platt": [round(float(x), 6) for x in self.platt],
+            "selection": dict(self.selection),
+            "candidates": dict(self.candidates),
+            "embedding": dict(self.embedding),
+            "rocchio": dict(self.rocchio),
+            "fit": dict(self.fit),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ScorerParams:
+        unknown = set(data.get("features", {})) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"scorer: unknown feature(s) {sorted(unknown)}")
+        return cls(
+            weights={f: float(v) for f, v in data.get("features", {}).items()},
+            bias=float(data.get("bias", 0.0)),
+            platt=tuple(float(x) for x in data.get("platt", (1.0, 0.0))),  # type: ignore[arg-type]
+            version=str(data.get("version", "unversioned")),
+            selection={**DEFAULT_SELECTION, **data.get("selection", {})},
+            candidates={**DEFAULT_CANDIDATES, **data.get("candidates", {})},
+            embedding={**DEFAULT_EMBEDDING, **data.get("embedding", {})},
+            rocchio={**DEFAULT_ROCCHIO, **data.get("rocchio", {})},
+            fit=dict(data.get("fit", {})),
+        )
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> ScorerParams:
+        path = Path(path) if path is not None else SCORER_PATH
+        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+    def save(self, path: str | Path | None = None) -> None:
+        path = Path(path) if path is not None else SCORER_PATH
+        path.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * z))  # overflow-free
+
+
+def _newton_logistic(
+    x: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, l2: np.ndarray, iters: int = 50
+) -> np.ndarray:
+    """Weighted L2-regularised logistic regression by Newton's method; x has a bias column."""
+    beta = np.zeros(x.shape[1])
+    for _ in range(iters):
+        p = sigmoid(x @ beta)
+        grad = x.T @ (sample_weight * (p - y)) + l2 * beta
+        hess = (x * (sample_weight * p * (1 - p))[:, None]).T @ x + np.diag(l2 + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return beta
+
+
+def fit_platt(z: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Platt scaling ``sigmoid(a*z + c)`` with Platt's smoothed targets."""
+    y = np.asarray(y, dtype=np.float64)
+    n_pos, n_neg = y.sum(), len(y) - y.sum()
+    if n_pos == 0 or n_neg == 0:
+        return 1.0, 0.0
+    t = np.where(y > 0, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+    x = np.column_stack([np.asarray(z, dtype=np.float64), np.ones(len(z))])
+    a, c = _newton_logistic(x, t, np.ones(len(z)), np.array([1e-6, 0.0]))
+    return float(a), float(c)
+
+
+def expected_calibration_error(p: np.ndarray, y: np.ndarray, bins: int = 15) -> float:
+    p, y = np.asarray(p, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if not len(p):
+        return 0.0
+    idx = np.minimum((p * bins).astype(int), bins - 1)
+    err = 0.0
+    for b in range(bins):
+        m = idx == b
+        if m.any():
+            err += m.mean() * abs(p[m].mean() - y[m].mean())
+    return float(err)
+
+
+def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def fit_scorer(
+    pairs: Iterable[Sequence[Any]],
+    *,
+    base: ScorerParams | None = None,
+    l2: float = 1.0,
+    calibration_fraction: float = 0.3,
+    version: str | None = None,
+) -> ScorerParams:
+    """Refit the scorer from judged pairs: ``(features, label)`` or ``(features, label, group)``.
+
+    ``features`` is a mapping feature name -> value (``Tagger.pair_features`` gives them), label is
+    1 (correct) or 0 (wrong); ``group`` (e.g. the paper id) keeps a paper's pairs on one side of
+    the split. The logistic weights are fitted on ~70% of the groups (standardised features, L2),
+    Platt scaling on the other ~30%; the decision settings are kept from ``base``.
+    """
+    rows, labels, groups = [], [], []
+    for item in pairs:
+        feats, label = item[0], item[1]
+        group = item[2] if len(item) > 2 else len(rows)
+        rows.append([float(feats.get(f, 0.0)) for f in FEATURES])
+        labels.append(1.0 if label else 0.0)
+        groups.append(str(group))
+    if not rows:
+        raise ValueError("fit_scorer: no pairs")
+    x = np.asarray(rows, dtype=np.float64)
+    y = np.asarray(labels)
+    if y.min() == y.max():
+        raise ValueError("fit_scorer: need both positive and negative pairs")
+    in_calib = np.array(
+        [(zlib.crc32(g.encode()) % 1000) / 1000 < calibration_fraction for g in groups]
+    )
+    calibrated_apart = in_calib.sum() >= 20 and (~in_calib).sum() >= 20
+    if calibrated_apart and len(set(y[in_calib])) == 2 and len(set(y[~in_calib])) == 2:
+        train, calib = ~in_calib, in_calib
+    else:  # too little data to hold some out: calibrate in-sample
+        train = calib = np.ones(len(y), dtype=bool)
+
+    mean = x[train].mean(axis=0)
+    std = x[train].std(axis=0)
+    std[std < 1e-9] = 1.0
+    xs = np.column_stack([(x - mean) / std, np.ones(len(y))])
+    # Balance classes so that the intercept does not just learn the base rate of judged pairs.
+    pos_rate = y[train].mean()
+    sw = np.where(y > 0, 0.5 / pos_rate, 0.5 / (1 - pos_rate))[train]
+    penalty = np.r_[np.full(x.shape[1], l2), 0.0]
+    beta = _newton_logistic(xs[train], y[train], sw, penalty)
+    w = beta[:-1] / std
+    b = float(beta[-1] - np.sum(beta[:-1] * mean / std))
+    z = x @ w + b
+    a, c = fit_platt(z[calib], y[calib])
+    p = sigmoid(a * z + c)
+    base = base or ScorerParams.load()
+    metrics = {
+        "pairs": len(y),
+        "positives": int(y.sum()),
+        "groups": len(set(groups)),
+        "held_out_calibration": bool(calibrated_apart and train is not calib),
+        "log_loss_calibration": round(_log_loss(p[calib], y[calib]), 4),
+        "ece_calibration": round(expected_calibration_error(p[calib], y[calib]), 4),
+        "l2": l2,
+    }
+    return replace(
+        base,
+        weights={f: float(v) for f, v in zip(FEATURES, w, strict=True)},
+        bias=b,
+        platt=(a, c),
+        version=version or f"fit-{len(y)}-{zlib.crc32(np.asarray(w).tobytes()) & 0xFFFF:04x}",
+        fit=metrics,
+    )
+
+
+def logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))

@@ -1,0 +1,1 @@
+"""Offline tools for the tagger (corpus reading, model distillation). Not used at run time."""

@@ -1,0 +1,309 @@
+"""The tagger on a small hand-written taxonomy, shipped static model (no DB, no ../shared)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from topics.tagger import PaperInput, Priors, Tag, Tagger, TopicSpec, UnknownTopicError
+from topics.tagger.embedding import HashingEmbedder, StaticEmbedder
+
+
+def spec(slug, name, parent=None, description="", aliases=(), keywords=(), categories=()):
+    return TopicSpec(
+        slug=slug,
+        name=name,
+        parent=parent,
+        description=description,
+        aliases=tuple(aliases),
+        keywords=tuple(keywords),
+        categories=tuple(categories),
+    )
+
+
+TOPICS = [
+    spec(
+        "rl",
+        "Reinforcement Learning",
+        description="Reinforcement learning studies agents that learn to act by trial and error "
+        "to maximise reward in an environment, with value functions and policies.",
+        aliases=["RL"],
+        keywords=["reinforcement learning", "reward", "markov decision process"],
+        categories=["cs.LG", "cs.AI"],
+    ),
+    spec(
+        "policy-gradient",
+        "Policy Gradient",
+        "rl",
+        "Policy gradient methods optimise a parameterised policy directly by gradient ascent on "
+        "expected return, including REINFORCE and actor-critic algorithms.",
+        aliases=["PG"],
+        keywords=["policy gradient", "actor-critic", "REINFORCE", "advantage estimation"],
+        categories=["cs.LG"],
+    ),
+    spec(
+        "ppo",
+        "Proximal Policy Optimization",
+        "policy-gradient",
+        "Proximal policy optimization constrains each policy update with a clipped surrogate "
+        "objective; work studies its clipping, stability and implementation details.",
+        aliases=["PPO"],
+        keywords=["clipped surrogate objective", "trust region"],
+        categories=["cs.LG"],
+    ),
+    spec(
+        "offline-rl",
+        "Offline RL",
+        "rl",
+        "Offline reinforcement learning learns policies from a fixed dataset of logged "
+        "transitions without further interaction, fighting distribution shift.",
+        keywords=["offline reinforcement learning", "conservative Q-learning", "logged data"],
+        categories=["cs.LG"],
+    ),
+    spec(
+        "ml",
+        "Machine Learning",
+        description="Machine learning studies algorithms that improve from data.",
+        aliases=["ML"],
+        keywords=["machine learning", "neural network"],
+        categories=["cs.LG", "stat.ML"],
+    ),
+    spec(
+        "gnn",
+        "Graph Neural Networks",
+        "ml",
+        "Graph neural networks learn representations of nodes and graphs by message passing "
+        "between neighbours, applied to molecules, social networks and recommendation.",
+        aliases=["GNN"],
+        keywords=["graph neural network", "message passing", "node classification"],
+        categories=["cs.LG", "cs.SI"],
+    ),
+    spec(
+        "diffusion",
+        "Diffusion Models",
+        "ml",
+        "Diffusion models generate images and other data by learning to reverse a gradual "
+        "noising process with a denoising network.",
+        keywords=["diffusion model", "denoising", "score matching"],
+        categories=["cs.LG", "cs.CV"],
+    ),
+    spec(
+        "nlp",
+        "Natural Language Processing",
+        description="Natural language processing studies computational models of human "
+        "language: translation, parsing, question answering and language models.",
+        aliases=["NLP"],
+        keywords=["machine translation", "language model"],
+        categories=["cs.CL"],
+    ),
+    spec(
+        "mt",
+        "Machine Translation",
+        "nlp",
+        "Machine translation converts text from one language to another with neural "
+        "sequence-to-sequence models, evaluated with BLEU on WMT benchmarks.",
+        aliases=["MT", "NMT"],
+        keywords=["machine translation", "BLEU", "low-resource languages"],
+        categories=["cs.CL"],
+    ),
+]
+SLUGS = {t.slug for t in TOPICS}
+PARENT = {t.slug: t.parent for t in TOPICS}
+
+RL_PAPER = PaperInput(
+    id="2501.00001",
+    title="Stabilizing Proximal Policy Optimization with Adaptive Clipping",
+    abstract=(
+        "Policy gradient methods such as PPO are the workhorse of deep reinforcement learning. "
+        "We show that the clipped surrogate objective of proximal policy optimization becomes "
+        "unstable when advantage estimation is noisy, and propose an adaptive clipping rule. "
+        "On continuous-control benchmarks our agents reach higher reward with fewer samples."
+    ),
+    categories=("cs.LG", "cs.AI"),
+)
+GNN_PAPER = PaperInput(
+    id="2501.00002",
+    title="Message Passing Graph Neural Networks for Molecules",
+    abstract="We propose a graph neural network with edge-aware message passing for molecular "
+    "property prediction and node classification benchmarks.",
+    categories=("cs.LG",),
+)
+
+BAD_INPUTS = [
+    PaperInput(id="", title=""),
+    PaperInput(id="a", title="   ", abstract=""),
+    PaperInput(id="b", title="Policy gradient without an abstract"),
+    PaperInput(id="c", title=r"$\pi_0$: a \textbf{PPO}-style \emph{policy} with $\mathcal{O}(1)$"),
+    PaperInput(
+        id="d", title="强化学习中的策略梯度方法", abstract="我们提出了一种新的强化学习算法。"
+    ),
+    PaperInput(id="e", title="Обучение с подкреплением", abstract="Мы предлагаем новый метод."),
+    PaperInput(id="f", title="Long", abstract="We study policy gradient methods. " * 3200),
+    PaperInput(id="g", title="\x00\x01\u200b", abstract="\ufeff\n\t"),
+    PaperInput(id="h", title="12345 67890", abstract="$$ {} \\\\ $$"),
+    PaperInput(id="i", title="RL", abstract="RL", categories="cs.LG cs.AI"),  # type: ignore[arg-type]
+]
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return StaticEmbedder.load()
+
+
+@pytest.fixture(scope="module")
+def tagger(embedder):
+    return Tagger(TOPICS, embedder)
+
+
+def assert_well_formed(tags: list[Tag]):
+    assert isinstance(tags, list)
+    assert [t.rank for t in tags] == list(range(1, len(tags) + 1))
+    scores = [t.score for t in tags]
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert scores == sorted(scores, reverse=True)
+    by_slug = {t.slug: t for t in tags}
+    assert len(by_slug) == len(tags)
+    for t in tags:
+        assert t.slug in SLUGS
+        parent = PARENT[t.slug]
+        if parent is not None:  # hierarchy: ancestors included and never below the child
+            assert parent in by_slug, f"{t.slug} without its parent {parent}"
+            assert by_slug[parent].score >= t.score
+        assert isinstance(t.evidence, dict)
+        assert "similarity" in t.evidence
+
+
+def test_a_clear_rl_paper_gets_the_rl_tags_with_evidence(tagger):
+    tags = tagger.tag(RL_PAPER)
+    assert_well_formed(tags)
+    slugs = [t.slug for t in tags]
+    assert {"ppo", "policy-gradient", "rl"} <= set(slugs)
+    assert not {"gnn", "diffusion", "mt", "nlp"} & set(slugs)
+    assert slugs[0] == "ppo"  # the most specific tag first when scores tie
+    ppo = tags[0]
+    assert ppo.score >= 0.5
+    phrases = {(p["text"], p["where"]) for p in ppo.evidence["phrases"]}
+    assert ("Proximal Policy Optimization", "title") in phrases
+    assert ("PPO", "abstract") in phrases
+    assert tags[slugs.index("rl")].evidence.get("categories") == ["cs.LG", "cs.AI"]
+
+
+def test_a_gnn_paper_gets_the_gnn_tag_and_its_area(tagger):
+    tags = tagger.tag(GNN_PAPER)
+    assert_well_formed(tags)
+    assert [t.slug for t in tags][:2] == ["gnn", "ml"]
+
+
+@pytest.mark.parametrize("paper", BAD_INPUTS, ids=lambda p: p.id or "empty")
+def test_bad_input_never_raises(tagger, paper):
+    started = time.perf_counter()
+    tags = tagger.tag(paper)
+    assert time.perf_counter() - started < 2.0
+    assert_well_formed(tags)
+
+
+def test_empty_and_unreadable_papers_get_no_tags(tagger):
+    assert tagger.tag(PaperInput(id="", title="")) == []
+    assert tagger.tag(PaperInput(id="g", title="\x00\u200b", abstract="\ufeff")) == []
+
+
+def test_a_title_alone_or_tex_is_enough(tagger):
+    assert "policy-gradient" in {t.slug for t in tagger.tag(BAD_INPUTS[2])}
+    assert "ppo" in {t.slug for t in tagger.tag(BAD_INPUTS[3])}
+
+
+def test_odd_objects_and_mappings_are_accepted(tagger):
+    results = tagger.tag_batch(
+        [
+            {"id": 1, "title": RL_PAPER.title, "abstract": None, "categories": None},
+            {"title": None},
+            None,
+            42,
+            RL_PAPER,
+        ]
+    )
+    assert len(results) == 5
+    for tags in results:
+        assert_well_formed(tags)
+    assert results[1] == []
+    assert results[2] == []
+    assert results[3] == []
+    assert results[0][0].slug == "ppo"
+
+
+def test_batch_equals_one_by_one_and_is_deterministic(embedder):
+    papers = [RL_PAPER, GNN_PAPER, *BAD_INPUTS]
+    first = Tagger(TOPICS, embedder).tag_batch(papers)
+    again = Tagger(TOPICS, embedder).tag_batch(papers, batch_size=3)
+    single = [Tagger(TOPICS, embedder).tag(p) for p in papers]
+
+    def key(results):
+        return [[(t.slug, round(t.score, 3), t.rank) for t in tags] for tags in results]
+
+    assert key(first) == key(again) == key(single)
+    assert [[t.evidence for t in tags] for tags in first] == [
+        [t.evidence for t in tags] for tags in again
+    ]
+
+
+def test_feedback_updates_the_prototype_and_shows_the_example(embedder):
+    tagger = Tagger(TOPICS, embedder)
+    paper = PaperInput(
+        id="2501.00003",
+        title="Learning from logged transitions",
+        abstract="We learn a policy from a fixed dataset of transitions without interaction.",
+    )
+    before = {t.slug: t for t in tagger.tag(paper)}
+    proto_before = tagger.index.v_proto[tagger.index.pos["offline-rl"]].copy()
+    tagger.apply_feedback(paper, "offline-rl", True)
+    assert not np.allclose(proto_before, tagger.index.v_proto[tagger.index.pos["offline-rl"]])
+    after = {t.slug: t for t in tagger.tag(paper)}
+    assert "offline-rl" in after
+    assert after["offline-rl"].score > before.get("offline-rl", Tag("", "", 0.0, 0)).score
+    assert after["offline-rl"].evidence["examples"][0]["id"] == "2501.00003"
+
+    tagger.apply_feedback(paper, "offline-rl", False)  # a later rejection replaces the confirm
+    rejected = {t.slug: t for t in tagger.tag(paper)}
+    assert rejected.get("offline-rl", Tag("", "", 0.0, 0)).score < after["offline-rl"].score
+
+    with pytest.raises(UnknownTopicError, match="unknown topic slug 'nope'"):
+        tagger.apply_feedback(paper, "nope", True)
+
+
+def test_feedback_accepts_vectors_and_examples_at_construction(embedder):
+    base = Tagger(TOPICS, embedder)
+    vec = base.embed([GNN_PAPER])[0]
+    base.apply_feedback(vec, "gnn", True, paper_id="x", title="x")
+    with pytest.raises(ValueError, match="dimensions"):
+        base.apply_feedback(np.ones(3), "gnn", True)
+    seeded = Tagger(
+        TOPICS, embedder, examples={"gnn": [GNN_PAPER]}, feedback=[(RL_PAPER, "mt", False)]
+    )
+    tags = {t.slug: t for t in seeded.tag(GNN_PAPER)}
+    assert tags["gnn"].evidence["examples"][0]["id"] == GNN_PAPER.id
+
+
+def test_category_priors_are_used(embedder):
+    priors = Priors.estimate([(("cs.CL",), ["mt"])] * 5 + [(("cs.LG",), ["gnn"])] * 5)
+    assert priors.lift["cs.CL"]["mt"] > 0 > priors.lift["cs.CL"]["gnn"]
+    tagger = Tagger(TOPICS, embedder, priors=priors)
+    feats = tagger.pair_features([PaperInput("x", "Neural MT", categories=("cs.CL",))], [["mt"]])
+    assert feats[0]["mt"]["prior"] > 0
+
+
+def test_it_runs_without_the_static_model():
+    tagger = Tagger(TOPICS, HashingEmbedder(64))
+    tags = tagger.tag(RL_PAPER)
+    assert_well_formed(tags)
+    assert "ppo" in {t.slug for t in tags}
+
+
+def test_candidates_and_pair_features(tagger):
+    cands = tagger.candidates(RL_PAPER, k=5)
+    assert cands[0][0] in {"ppo", "policy-gradient"}
+    assert len(cands) <= 5
+    feats = tagger.pair_features([RL_PAPER], [["ppo", "gnn", "nope"]])[0]
+    assert set(feats) == {"ppo", "gnn"}
+    assert feats["ppo"]["kw_title"] > 0 == feats["gnn"]["kw_title"]
