@@ -27,3 +27,13 @@ def _clear_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(scope="session")
+def playwright_instance():
+    """One Playwright driver for the whole session: the sync API allows only one event loop per
+    thread, so every browser test (pages, accounts, extension) launches its browser from this."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    manager = sync_api.sync_playwright().start()
+    yield manager
+    manager.stop()

@@ -3,3 +3,7 @@ from django.apps import AppConfig
 
 class AccountsConfig(AppConfig):
     name = "accounts"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from accounts import schema, signals  # noqa: F401  (register receivers and extensions)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
 from rest_framework import exceptions, pagination
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -19,6 +21,11 @@ def exception_handler(exc, context):
 
     Field errors keep DRF's per-field messages under `errors` so a client can point at the field.
     """
+    # Django's own 404/403 become DRF's, so they get a `code` like every other error.
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(str(exc) or None)
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
     response = drf_exception_handler(exc, context)
     if response is None or not isinstance(exc, exceptions.APIException):
         return response

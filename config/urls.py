@@ -11,6 +11,8 @@ urlpatterns = [
     path("api/docs/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include("papers.urls_api")),
     path("api/v1/", include("topics.urls_api")),
+    path("api/v1/", include("accounts.urls_api")),
+    path("", include("accounts.urls")),  # sign-in, /feed/, /lists/, /account/, /extension/connect
     path("", include("topics.urls")),
     path("", include("papers.urls")),
 ]

@@ -204,3 +204,42 @@ def test_import_arxiv_refuses_a_file_that_is_not_an_arxiv_response(tmp_path):
     with pytest.raises(CommandError, match="not an OAI-PMH, RSS or Atom file"):
         call_command("import_arxiv", str(bad), str(good))
     assert Paper.objects.count() == 0
+
+
+def test_a_paper_saved_before_we_had_it_is_linked_when_it_arrives(fake_arxiv, http):
+    from django.contrib.auth import get_user_model
+
+    from accounts.models import ListItem, ReadingList
+    from accounts.services.lists import list_item_save
+
+    reader = get_user_model().objects.create_user("reader", password="long enough pw 1")
+    reading_list = ReadingList.objects.get(user=reader)
+    item, _ = list_item_save(user=reader, list_id=reading_list.id, arxiv_id="1707.08567v2")
+    assert item.paper_id is None
+    harvest_ids(arxiv_ids=["1707.08567"], client=QueryClient(http, fake_arxiv.api_url))
+    item = ListItem.objects.get(pk=item.pk)
+    assert item.paper == Paper.objects.get(arxiv_id="1707.08567")
+
+
+def test_an_unknown_id_from_the_extension_is_fetched_tagged_and_then_known(
+    fake_arxiv, client, settings
+):
+    from django.core.management import call_command as run
+
+    run("load_taxonomy", verbosity=0)
+    settings.ARXIV_FETCH_ON_DEMAND = True
+    settings.ARXIV_API_URL = fake_arxiv.api_url
+    first = client.post(
+        "/api/v1/papers/lookup", {"ids": ["arXiv:1707.08567v1"]}, content_type="application/json"
+    ).json()
+    assert first["pending"] == ["1707.08567"]
+    # The on-demand fetch ran (eagerly here; a worker in production) and tagged the paper.
+    paper = Paper.objects.get(arxiv_id="1707.08567")
+    assert paper.tags.exists()
+    assert not PendingLookup.objects.exists()
+    second = client.post(
+        "/api/v1/papers/lookup", {"ids": ["1707.08567"]}, content_type="application/json"
+    ).json()
+    assert second["pending"] == []
+    assert second["papers"][0]["arxiv_id"] == "1707.08567"
+    assert second["papers"][0]["tags"]

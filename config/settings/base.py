@@ -107,6 +107,28 @@ STORAGES = {
     },
 }
 
+# --- Accounts ---------------------------------------------------------------------------------
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "accounts-feed"
+LOGOUT_REDIRECT_URL = "home"
+
+# E-mail (password resets, digests). Console by default: a laptop install prints the mail in the
+# log. Set EMAIL_HOST (and friends) to send real mail over SMTP.
+EMAIL_HOST = env_str("EMAIL_HOST", "") or ""
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "") or ""
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "") or ""
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env_email("DEFAULT_FROM_EMAIL", "paperscope@localhost.localdomain")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
 # --- Redis (optional): broker, cache and the cross-worker arXiv request lock -----------------
 REDIS_URL = env_url("REDIS_URL", None, schemes=("redis", "rediss"))
 
@@ -186,7 +208,8 @@ ARXIV_API_URL = env_url(
 ARXIV_REQUEST_DELAY = env_float("ARXIV_REQUEST_DELAY", 3.0, minimum=0.0)
 ARXIV_CATEGORIES = env_list("ARXIV_CATEGORIES", ["cs.LG", "cs.AI", "cs.CL", "cs.CV", "stat.ML"])
 ARXIV_OAI_SETS = env_list("ARXIV_OAI_SETS", ["cs", "stat"])
-HARVEST_ON_START = env_bool("HARVEST_ON_START", default=False)
+# Fetch ids the extension asks about and we lack from the query API, seconds after the request.
+ARXIV_FETCH_ON_DEMAND = env_bool("ARXIV_FETCH_ON_DEMAND", default=True)
 
 # --- REST framework ------------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -15,8 +15,18 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
 ARXIV_REQUEST_DELAY = 0.0
+# Tests never reach the real arXiv: on-demand fetches run only where a test turns them on and
+# points the client at the fake server; any other request is refused on the discard port.
+ARXIV_FETCH_ON_DEMAND = False
+ARXIV_OAI_URL = "http://127.0.0.1:9/oai"
+ARXIV_RSS_URL = "http://127.0.0.1:9/rss"
+ARXIV_API_URL = "http://127.0.0.1:9/api/query"
 if not REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # Whitenoise looks for STATIC_ROOT at start-up; the test data folder is new on every run.
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # noqa: F405
+
+# Threads in the tests (gate, concurrency, live server) must not leave connections behind that
+# keep PostgreSQL from dropping the test database at the end.
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405

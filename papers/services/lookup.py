@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
@@ -22,7 +23,9 @@ def pending_register(*, arxiv_ids: list[str]) -> None:
     PendingLookup.objects.bulk_create(
         [PendingLookup(arxiv_id=arxiv_id) for arxiv_id in arxiv_ids], ignore_conflicts=True
     )
-    if cache.add("papers:fetch-pending-scheduled", 1, timeout=COALESCE_SECONDS):
+    if settings.ARXIV_FETCH_ON_DEMAND and cache.add(
+        "papers:fetch-pending-scheduled", 1, timeout=COALESCE_SECONDS
+    ):
         from papers.tasks import fetch_pending_task
 
         transaction.on_commit(lambda: fetch_pending_task.apply_async(countdown=COALESCE_SECONDS))

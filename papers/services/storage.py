@@ -11,6 +11,7 @@ from django.db import transaction
 
 from papers.clients.records import Page, PaperRecord
 from papers.models import Paper
+from papers.signals import papers_created
 
 logger = logging.getLogger(__name__)
 
@@ -188,6 +189,11 @@ def papers_upsert_records(*, records: Iterable[PaperRecord]) -> UpsertResult:
             unique_fields=["arxiv_id"],
             update_fields=UPSERT_FIELDS,
             batch_size=500,
+        )
+    created_ids = [arxiv_id for arxiv_id in latest if arxiv_id not in existing]
+    if created_ids:
+        transaction.on_commit(
+            lambda: papers_created.send(sender=Paper, arxiv_ids=created_ids), robust=True
         )
     if retag_arxiv_ids:
         result.retag_ids = list(

@@ -148,10 +148,10 @@ class TestPaperPage:
         assert "0.41" in topics
         assert "Low confidence" in topics
 
-    def test_it_has_no_account_buttons_yet(self, client, paper):
+    def test_save_asks_an_anonymous_visitor_to_sign_in_and_come_back(self, client, paper):
         html = client.get("/papers/2501.01234/").content.decode()
-        assert "Save" not in html
-        assert "Follow" not in html
+        assert 'href="/accounts/login/?next=/papers/2501.01234/"' in html
+        assert "Sign in to save papers to your lists" in html
 
     @pytest.mark.parametrize(
         "raw",

@@ -30,19 +30,17 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 @pytest.fixture(scope="session")
-def browser():
+def browser(playwright_instance):
     if not CHROMIUM.exists():
         pytest.skip(
             "Debian's chromium is not installed: "
             "apt-get install -y --no-install-recommends chromium"
         )
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
+    browser = playwright_instance.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    )
+    yield browser
+    browser.close()
 
 
 @pytest.fixture

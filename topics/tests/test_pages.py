@@ -114,8 +114,8 @@ class TestTopicPage:
             '<link rel="alternate" type="application/atom+xml" '
             'title="Policy Gradient: newest papers (Atom)" href="/topics/policy-gradient/feed/">'
         ) in html
-        # Follow comes with accounts: nothing visible yet.
-        assert "Follow" not in html
+        # Anonymous visitors are asked to sign in to follow, and come back here.
+        assert 'href="/accounts/login/?next=/topics/policy-gradient/"' in html
 
     def test_it_has_landmarks(self, client, scenario):
         html = client.get("/topics/policy-gradient/").content.decode()

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from config.env import env_bool
 from papers.models import HarvestWatermark
 from papers.services.imports import import_files
 from topics.services.stats import topic_stats_recompute
@@ -93,7 +94,7 @@ class Command(BaseCommand):
             "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME,
         ]  # fmt: skip
         web_cmd = [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
-        harvest = os.environ.get("HARVEST_ON_START", "1") != "0" and self.arxiv_reachable()
+        harvest = env_bool("HARVEST_ON_START", default=True) and self.arxiv_reachable()
         processes = [
             subprocess.Popen(worker_cmd, cwd=settings.BASE_DIR, env=env),
             subprocess.Popen(web_cmd, cwd=settings.BASE_DIR, env=env),

@@ -1,0 +1,1 @@
+"""Writes of the accounts app, one module per concern (tokens, follows, lists, sync, ...)."""

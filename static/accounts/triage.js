@@ -1,0 +1,236 @@
+/* Paperscope accounts: in-place Save, Not interested, Follow and Copy, and the S / X keys.
+ *
+ * Progressive enhancement: every button here is a plain form that works without this file.
+ * With it, the forms post in the background (the server answers JSON to Accept:
+ * application/json) and the page updates in place. S saves the selected paper to the default
+ * list, X hides it from the feed for good; J / K / Enter come from /static/js/paperscope.js.
+ * Server data is never written as HTML: only textContent, attributes and the hidden flag change.
+ */
+(function () {
+  "use strict";
+
+  // Pages may load this file twice (base.html and a page's own head): bind the handlers once.
+  if (window.paperscopeTriageLoaded) {
+    return;
+  }
+  window.paperscopeTriageLoaded = true;
+
+  function say(text) {
+    var region = document.querySelector("[data-triage-status]");
+    if (!region) {
+      // Pages without their own status line (topic and paper pages) get a hidden one.
+      region = document.createElement("p");
+      region.className = "visually-hidden";
+      region.setAttribute("role", "status");
+      region.setAttribute("aria-live", "polite");
+      region.setAttribute("data-triage-status", "");
+      document.body.appendChild(region);
+    }
+    region.textContent = text;
+  }
+
+  function isTypingTarget(target) {
+    return (
+      target instanceof Element &&
+      (target.isContentEditable || target.closest("input, textarea, select") !== null)
+    );
+  }
+
+  function post(form) {
+    return fetch(form.action, {
+      method: "POST",
+      body: new FormData(form),
+      credentials: "same-origin",
+      headers: { Accept: "application/json" },
+    }).then(function (response) {
+      return response
+        .json()
+        .catch(function () {
+          return { ok: false, message: "The server did not answer; try again." };
+        })
+        .then(function (body) {
+          if (!response.ok || !body.ok) {
+            throw new Error(body.message || "That did not work; try again.");
+          }
+          return body;
+        });
+    });
+  }
+
+  function submitButton(form) {
+    return form.querySelector("button[type=submit], button:not([type])");
+  }
+
+  function save(form) {
+    var button = submitButton(form);
+    post(form).then(
+      function (body) {
+        if (button) {
+          button.textContent = "Saved ✓";
+          button.setAttribute("data-saved", "true");
+        }
+        say(body.message);
+      },
+      function (error) {
+        say(error.message);
+      }
+    );
+  }
+
+  function rowParts(form) {
+    var row = form.closest("[data-keynav-item]");
+    return {
+      article: row ? row.querySelector("article") : null,
+      undo: row ? row.querySelector("[data-unhide-form]") : null,
+    };
+  }
+
+  function hide(form, advance) {
+    post(form).then(
+      function (body) {
+        var parts = rowParts(form);
+        if (parts.article) {
+          parts.article.hidden = true;
+        }
+        if (parts.undo) {
+          parts.undo.hidden = false;
+        }
+        say(body.message);
+        if (advance) {
+          // Move on to the next paper the way J does (paperscope.js owns the selection).
+          document.dispatchEvent(new KeyboardEvent("keydown", { key: "j", bubbles: true }));
+        }
+      },
+      function (error) {
+        say(error.message);
+      }
+    );
+  }
+
+  function unhide(form) {
+    post(form).then(
+      function (body) {
+        var parts = rowParts(form);
+        if (parts.article) {
+          parts.article.hidden = false;
+        }
+        form.hidden = true;
+        say(body.message);
+      },
+      function (error) {
+        say(error.message);
+      }
+    );
+  }
+
+  function follow(form) {
+    var action = form.querySelector("input[name=action]");
+    var button = submitButton(form);
+    post(form).then(
+      function (body) {
+        var following = body.following === true;
+        if (action) {
+          action.value = following ? "unfollow" : "follow";
+        }
+        if (button) {
+          button.textContent = following
+            ? button.getAttribute("data-label-on") || "Following"
+            : button.getAttribute("data-label-off") || "Follow";
+          button.setAttribute("aria-pressed", following ? "true" : "false");
+          button.classList.toggle("button-primary", !following);
+        }
+        say(body.message);
+      },
+      function (error) {
+        say(error.message);
+      }
+    );
+  }
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!(form instanceof HTMLFormElement) || typeof fetch !== "function") {
+      return;
+    }
+    if (form.matches("[data-save-form]")) {
+      event.preventDefault();
+      save(form);
+    } else if (form.matches("[data-hide-form]")) {
+      event.preventDefault();
+      hide(form, false);
+    } else if (form.matches("[data-unhide-form]")) {
+      event.preventDefault();
+      unhide(form);
+    } else if (form.matches("[data-follow-form]")) {
+      event.preventDefault();
+      follow(form);
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) {
+      return;
+    }
+    if (isTypingTarget(event.target)) {
+      return;
+    }
+    var dialog = document.getElementById("keyboard-help");
+    if (dialog && dialog.open) {
+      return;
+    }
+    var key = (event.key || "").toLowerCase();
+    if (key !== "s" && key !== "x") {
+      return;
+    }
+    var row = document.querySelector("[data-keynav-item].is-selected");
+    if (!row || typeof fetch !== "function") {
+      return;
+    }
+    var article = row.querySelector("article");
+    var form = row.querySelector(key === "s" ? "[data-save-form]" : "[data-hide-form]");
+    if (!form || (article && article.hidden)) {
+      return;
+    }
+    event.preventDefault();
+    if (key === "s") {
+      save(form);
+    } else {
+      hide(form, true);
+    }
+  });
+
+  /* Copy buttons next to a token shown once. */
+  function setupCopy() {
+    var buttons = document.querySelectorAll("[data-copy-button]");
+    Array.prototype.forEach.call(buttons, function (button) {
+      var source = button.parentElement
+        ? button.parentElement.querySelector("[data-copy-source]")
+        : null;
+      if (!source) {
+        return;
+      }
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        var done = function () {
+          button.textContent = "Copied";
+        };
+        if (navigator.clipboard && navigator.clipboard.writeText) {
+          navigator.clipboard.writeText(source.value).then(done, function () {
+            source.select();
+          });
+        } else {
+          source.select();
+          if (document.execCommand && document.execCommand("copy")) {
+            done();
+          }
+        }
+      });
+    });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", setupCopy);
+  } else {
+    setupCopy();
+  }
+})();

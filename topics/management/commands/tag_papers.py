@@ -1,0 +1,76 @@
+"""manage.py tag_papers: tag papers offline (JSONL in, JSONL out) or tag the stored ones."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from topics.selectors import tagger_get
+from topics.services.tagging import papers_tag_untagged
+from topics.tagger.engine import PaperInput
+
+
+class Command(BaseCommand):
+    help = (
+        "Tag papers. With --input: read JSONL lines {id, title, abstract, categories, authors} "
+        "(only title is required) and write {id, tags: [{slug, name, score, evidence}]} lines in "
+        "rank order, without touching the database's papers. Without: tag stored papers that "
+        "were never tagged."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--input", type=Path, help="JSONL file of papers, - for stdin")
+        parser.add_argument("--output", type=Path, help="JSONL file for the tags, - for stdout")
+
+    def handle(self, *args, **options):
+        if options["input"] is None:
+            count = papers_tag_untagged()
+            self.stdout.write(f"tagged {count} stored papers")
+            return
+        papers = list(self._read(options["input"]))
+        tagger = tagger_get()
+        if not tagger.topics:
+            raise CommandError("No topics loaded: run `manage.py load_taxonomy` first.")
+        results = tagger.tag_batch(papers)
+        out = (
+            sys.stdout
+            if options["output"] in (None, Path("-"))
+            else options["output"].open("w", encoding="utf-8")
+        )
+        try:
+            for paper, tags in zip(papers, results, strict=True):
+                line = {
+                    "id": paper.id,
+                    "tags": [
+                        {"slug": t.slug, "name": t.name, "score": round(t.score, 4),
+                         "evidence": t.evidence}
+                        for t in tags
+                    ],
+                }  # fmt: skip
+                out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        finally:
+            if out is not sys.stdout:
+                out.close()
+        if out is not sys.stdout:
+            self.stdout.write(f"tagged {len(papers)} papers into {options['output']}")
+
+    def _read(self, path: Path):
+        handle = sys.stdin if path == Path("-") else None
+        if handle is None:
+            if not path.exists():
+                raise CommandError(f"{path}: no such file")
+            handle = path.open(encoding="utf-8")
+        with handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise CommandError(f"{path}:{number}: not JSON ({exc.msg})") from None
+                if not isinstance(data, dict) or not isinstance(data.get("title"), str):
+                    raise CommandError(f"{path}:{number}: each line needs a string 'title'")
+                yield PaperInput.coerce(data)
