@@ -32,4 +32,3 @@ def test_pages_that_need_no_broker_keep_working_while_it_is_down(client):
     with override_settings(CELERY_BROKER_URL="redis://127.0.0.1:1/0"):
         response = client.get("/api/v1/topics")
     assert response.status_code == 200
-
