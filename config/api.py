@@ -59,13 +59,10 @@ class BadRequest(exceptions.APIException):
         super().__init__({"detail": detail, "code": code, **extra})
 
 
-class NewestFirstCursorPagination(pagination.CursorPagination):
-    """Newest first by announcement date; a malformed cursor is a 400, not a 404."""
+class StrictCursorPagination(pagination.CursorPagination):
+    """DRF's cursor pagination, except that a malformed cursor is a 400, not a 404."""
 
-    ordering = ("-announced", "-id")
-    page_size = 25
     page_size_query_param = "limit"
-    max_page_size = 100
 
     def decode_cursor(self, request):
         try:
@@ -74,3 +71,11 @@ class NewestFirstCursorPagination(pagination.CursorPagination):
             raise BadRequest(
                 "The cursor is not one this API gave out.", code="invalid_cursor"
             ) from None
+
+
+class NewestFirstCursorPagination(StrictCursorPagination):
+    """Papers newest first by announcement date."""
+
+    ordering = ("-announced", "-id")
+    page_size = 25
+    max_page_size = 100

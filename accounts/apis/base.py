@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rest_framework import exceptions, pagination, parsers, serializers
+from rest_framework import exceptions, parsers, serializers
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import IsAuthenticated
@@ -14,7 +14,7 @@ from accounts.authentication import BearerTokenAuthentication, TokenScopes
 from accounts.errors import AccountsError, VersionConflict
 from accounts.services.sync import parse_version
 from accounts.throttling import AddressThrottle, PersonalUserThrottle
-from config.api import BadRequest
+from config.api import BadRequest, StrictCursorPagination
 
 VERSION_HEADER = "Last-Modified-Version"
 IDS_FIELD = serializers.ListField(child=serializers.CharField())
@@ -112,16 +112,7 @@ def validated(serializer_class, data) -> dict:
     raise exc
 
 
-class ItemCursorPagination(pagination.CursorPagination):
+class ItemCursorPagination(StrictCursorPagination):
     ordering = ("position", "id")
     page_size = 100
-    page_size_query_param = "limit"
     max_page_size = 500
-
-    def decode_cursor(self, request):
-        try:
-            return super().decode_cursor(request)
-        except exceptions.NotFound:
-            raise BadRequest(
-                "The cursor is not one this API gave out.", code="invalid_cursor"
-            ) from None
