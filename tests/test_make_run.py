@@ -104,9 +104,16 @@ def test_it_serves_topic_pages_with_tagged_papers_then_stops_on_ctrl_c(instance)
         assert health is not None, process.stdout
         assert health.status_code == 200, health.text
         assert health.json()["broker"]["detail"] == "filesystem"
-        topics = httpx.get(f"{base}/api/v1/topics", params={"sort": "momentum"}).json()["results"]
-        busiest = topics[0]
-        assert busiest["momentum"]["recent_count"] > 0
+        # The worker tags the sample newest first and refreshes momentum after its batches.
+        busiest = None
+        while time.monotonic() < deadline and busiest is None:
+            topics = httpx.get(f"{base}/api/v1/topics", params={"sort": "momentum"}).json()
+            top = topics["results"][0]
+            if top["momentum"] and top["momentum"]["recent_count"] > 0:
+                busiest = top
+            else:
+                time.sleep(1)
+        assert busiest is not None, "no topic got papers: was the sample tagged by the worker?"
         page = httpx.get(f"{base}/topics/{busiest['slug']}/")
         assert page.status_code == 200
         assert busiest["name"] in page.text

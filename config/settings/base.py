@@ -3,11 +3,13 @@ environment through config.env; nothing exists only in production settings."""
 
 from __future__ import annotations
 
+import zoneinfo
 from pathlib import Path
 
 from celery.schedules import crontab
 
 from config.env import (
+    ImproperlyConfiguredEnv,
     database_from_url,
     env_bool,
     env_email,
@@ -129,6 +131,28 @@ EMAIL_TIMEOUT = 10
 DEFAULT_FROM_EMAIL = env_email("DEFAULT_FROM_EMAIL", "paperscope@localhost.localdomain")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
+# Digests (accounts.services.delivery). Links in the mail point at DIGEST_BASE_URL, the address
+# people reach the site at; weekly digests go out on the chosen weekday in DIGEST_TIMEZONE.
+DIGEST_BASE_URL = env_url("DIGEST_BASE_URL", "http://127.0.0.1:8000", schemes=("http", "https"))
+DIGEST_TIMEZONE = env_str("DIGEST_TIMEZONE", "America/New_York") or "America/New_York"
+try:
+    zoneinfo.ZoneInfo(DIGEST_TIMEZONE)
+except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    raise ImproperlyConfiguredEnv(
+        "DIGEST_TIMEZONE", "must be a time zone such as Europe/Paris"
+    ) from None
+DIGEST_BATCH_SIZE = env_int("DIGEST_BATCH_SIZE", 50, minimum=1)  # deliveries per Celery task
+DIGEST_MAX_ATTEMPTS = env_int("DIGEST_MAX_ATTEMPTS", 6, minimum=1)
+DIGEST_RETRY_SECONDS = env_int("DIGEST_RETRY_SECONDS", 5 * 60, minimum=1)  # doubles per attempt
+# A claim older than this belongs to a worker that died: the digest is sent by the next one.
+# Far longer than one send can take (EMAIL_TIMEOUT), or two workers could both be sending it.
+DIGEST_CLAIM_LEASE_SECONDS = env_int("DIGEST_CLAIM_LEASE_SECONDS", 15 * 60, minimum=60)
+DIGEST_MAX_PAPERS_PER_TOPIC = env_int("DIGEST_MAX_PAPERS_PER_TOPIC", 30, minimum=1)
+DIGEST_SAVE_LINK_DAYS = env_int("DIGEST_SAVE_LINK_DAYS", 30, minimum=1)  # one-click save links
+# Papers that arrived this recently and are not tagged yet hold the digest's cut-off back, so
+# they come in the next digest instead of never.
+DIGEST_TAGGING_GRACE_SECONDS = env_int("DIGEST_TAGGING_GRACE_SECONDS", 6 * 60 * 60, minimum=0)
+
 # --- Redis (optional): broker, cache and the cross-worker arXiv request lock -----------------
 REDIS_URL = env_url("REDIS_URL", None, schemes=("redis", "rediss"))
 
@@ -195,6 +219,37 @@ CELERY_BEAT_SCHEDULE = {
     "papers.harvest-oai-nightly": {
         "task": "papers.harvest_oai",
         "schedule": crontab(minute="0", hour="3"),
+    },
+    # https://crontab.guru/#30_4_*_*_* : nightly tagger retrain; refits only when at least 50
+    # new judgements arrived since the last one (topics.services.retrain)
+    "topics.retrain-tagger-nightly": {
+        "task": "topics.retrain_tagger",
+        "schedule": crontab(minute="30", hour="4"),
+    },
+    # https://crontab.guru/#0_6_*_*_6 : weekly emerging-topic proposals, Saturday morning after
+    # the week's last announcement (Thursday evening)
+    "topics.propose-topics-weekly": {
+        "task": "topics.propose_topics",
+        "schedule": crontab(minute="0", hour="6", day_of_week="6"),
+    },
+    # https://crontab.guru/#30_21_*_*_0-4 : daily digests an hour after the RSS harvest of each
+    # announcement (Sun-Thu 20:00), when its papers are stored and tagged
+    "accounts.daily-digests": {
+        "task": "accounts.send_digests",
+        "schedule": crontab(minute="30", hour="21", day_of_week="0-4"),
+        "kwargs": {"frequency": "daily"},
+    },
+    # https://crontab.guru/#30_21_*_*_* : weekly digests, to those whose chosen day it is
+    "accounts.weekly-digests": {
+        "task": "accounts.send_digests",
+        "schedule": crontab(minute="30", hour="21"),
+        "kwargs": {"frequency": "weekly"},
+    },
+    # https://crontab.guru/#*/10_*_*_*_* : retry failed sends whose backoff is over, and resume
+    # digests a killed worker had claimed
+    "accounts.resume-digests": {
+        "task": "accounts.resume_digests",
+        "schedule": crontab(minute="*/10"),
     },
 }
 

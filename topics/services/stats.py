@@ -15,7 +15,7 @@ WINDOW_DAYS = 28
 SERIES_WEEKS = 26
 
 
-STATS_DEBOUNCE_SECONDS = 20
+STATS_DEBOUNCE_SECONDS = 10
 
 
 def topic_stats_schedule() -> None:

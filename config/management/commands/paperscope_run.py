@@ -21,11 +21,12 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from config.env import env_bool
-from papers.models import HarvestWatermark
+from papers.models import HarvestWatermark, Paper
 from papers.services.imports import import_files
 from topics.services.stats import topic_stats_recompute
-from topics.services.tagging import papers_tag_untagged
+from topics.services.tagging import BATCH_SIZE, papers_tag_untagged
 from topics.services.taxonomy import taxonomy_load
+from topics.tasks import tag_papers_task
 
 # The bundled sample; PAPERSCOPE_SAMPLE_DIR points elsewhere (the tests use a two-feed sample).
 SAMPLE_DIR = Path(
@@ -45,13 +46,14 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         self.say(taxonomy_load().summary())
         self.import_sample()
-        tagged = papers_tag_untagged(progress=self.progress)
-        self.say(f"tagged {tagged} papers")
-        self.say(f"momentum refreshed for {topic_stats_recompute()} topics")
-        self.say(f"ready in {time.monotonic() - started:.0f} s")
         if options["setup_only"]:
+            tagged = papers_tag_untagged(progress=self.progress)
+            self.say(f"tagged {tagged} papers")
+            self.say(f"momentum refreshed for {topic_stats_recompute()} topics")
+            self.say(f"ready in {time.monotonic() - started:.0f} s")
             return
-        self.run_processes(options["port"])
+        self.say(f"momentum refreshed for {topic_stats_recompute()} topics")
+        self.run_processes(options["port"], started=started)
 
     def say(self, line: str) -> None:
         self.stdout.write(f"paperscope: {line}")
@@ -85,7 +87,17 @@ class Command(BaseCommand):
             return False
         return True
 
-    def run_processes(self, port: int) -> None:
+    def queue_untagged(self) -> None:
+        """Hand untagged papers to the worker, newest first, so the server is up at once and the
+        latest papers get their tags within seconds; older ones follow batch by batch."""
+        untagged = Paper.objects.filter(tagged_at__isnull=True).order_by("-announced", "-id")
+        ids = list(untagged.values_list("id", flat=True))
+        for start in range(0, len(ids), BATCH_SIZE):
+            tag_papers_task.delay(ids[start : start + BATCH_SIZE])
+        if ids:
+            self.say(f"tagging {len(ids)} papers in the worker, newest first")
+
+    def run_processes(self, port: int, *, started: float) -> None:
         python = sys.executable
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         worker_cmd = [
@@ -99,12 +111,16 @@ class Command(BaseCommand):
             subprocess.Popen(worker_cmd, cwd=settings.BASE_DIR, env=env),
             subprocess.Popen(web_cmd, cwd=settings.BASE_DIR, env=env),
         ]
+        self.queue_untagged()
         if harvest:
             from papers.tasks import harvest_rss_task
 
             harvest_rss_task.delay()
             self.say("arXiv is reachable: harvesting the latest announcements in the worker")
-        self.say(f"serving http://127.0.0.1:{port}/  (Ctrl-C stops web, worker and schedule)")
+        self.say(
+            f"serving http://127.0.0.1:{port}/ after {time.monotonic() - started:.0f} s "
+            "(Ctrl-C stops web, worker and schedule)"
+        )
         stop = False
 
         def request_stop(*_):
