@@ -197,6 +197,19 @@ class Tagger:
     def model_version(self) -> str:
         return f"{self.params.version}/{getattr(self.embedder, 'name', '') or 'embedder'}"
 
+    def set_params(self, params: ScorerParams | str | Path | None) -> None:
+        """Swap the scorer (weights, Platt, decision settings, candidate sizes) in place, e.g. to
+        compare fitted scorers or thresholds without rebuilding the topic matrices. The topic
+        vectors depend on ``embedding`` and ``rocchio``, so those must stay the same."""
+        new = params if isinstance(params, ScorerParams) else ScorerParams.load(params)
+        if dict(new.embedding) != dict(self.params.embedding) or dict(new.rocchio) != dict(
+            self.params.rocchio
+        ):
+            raise ValueError("set_params: embedding/rocchio settings differ; build a new Tagger")
+        with self._lock:
+            self.params = new
+            self._weights = new.weight_vector()
+
     def tag(self, paper: Any) -> list[Tag]:
         return self.tag_batch([paper])[0]
 
@@ -268,6 +281,38 @@ class Tagger:
         order = sorted(live.tolist(), key=lambda j: (-scores[j], -self.hierarchy.depth[j], j))
         return [(self.index.slugs[j], float(scores[j])) for j in order[:k]]
 
+    def coherent_scores(self, papers: Sequence[Any], *, raw: bool = False) -> np.ndarray:
+        """(N, T) calibrated, hierarchy-consistent scores (0 for non-candidates) in the order of
+        ``self.topics``, before the decision rule: ``selection.select(row, self.hierarchy,
+        settings)`` turns a row into tags, e.g. to tune thresholds without re-scoring. With
+        ``raw=True``: the linear scores ``w . x + b`` before Platt scaling (coherent too; -inf for
+        non-candidates), e.g. to refit the Platt parameters."""
+        rows = []
+        for start in range(0, len(papers), BATCH_SIZE):
+            chunk = [PaperInput.coerce(p) for p in papers[start : start + BATCH_SIZE]]
+            with self._lock:
+                batch = self._encode(chunk)
+                feats = compute_features(batch, self.index, self.params.candidates)
+                scores = self.hierarchy.coherent(self._score(feats, raw=raw))
+            scores[~batch.usable] = -np.inf if raw else 0.0
+            rows.append(scores)
+        if not rows:
+            return np.zeros((0, len(self.topics)), dtype=np.float32)
+        return np.concatenate(rows, axis=0)
+
+    def candidate_slugs(self, papers: Sequence[Any]) -> list[list[str]]:
+        """Per paper, the topics the scorer actually scores (keyword hits, top-k by each
+        similarity, nearest examples), unranked, without the ancestors that coherence lifts:
+        the (paper, topic) pairs to judge and to fit :func:`fit_scorer` on."""
+        out = []
+        for start in range(0, len(papers), BATCH_SIZE):
+            chunk = [PaperInput.coerce(p) for p in papers[start : start + BATCH_SIZE]]
+            with self._lock:
+                feats = compute_features(self._encode(chunk), self.index, self.params.candidates)
+            for row in feats.candidates:
+                out.append([self.index.slugs[j] for j in np.flatnonzero(row)])
+        return out
+
     def pair_features(
         self, papers: Sequence[Any], slugs: Sequence[Sequence[str]]
     ) -> list[dict[str, dict[str, float]]]:
@@ -309,12 +354,15 @@ class Tagger:
         usable = known | np.array([bool(h) for h in hits], dtype=bool)
         return EncodedBatch(vec, title_vec, hits, [p.categories for p in papers], usable)
 
-    def _score(self, feats) -> np.ndarray:
-        """(N, T) calibrated scores; 0 for non-candidates."""
+    def _score(self, feats, *, raw: bool = False) -> np.ndarray:
+        """(N, T) calibrated scores; 0 for non-candidates (raw: linear scores, -inf)."""
         z = np.full(feats.candidates.shape, float(self.params.bias), dtype=np.float32)
         for f, w in zip(FEATURES, self._weights, strict=True):
             if w:
                 z += w * feats.values[f]
+        if raw:
+            z[~feats.candidates] = -np.inf
+            return z
         a, c = self.params.platt
         p = sigmoid(a * z + c).astype(np.float32)
         p[~feats.candidates] = 0.0

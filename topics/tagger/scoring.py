@@ -146,24 +146,37 @@ def fit_scorer(
     calibration_fraction: float = 0.3,
     version: str | None = None,
 ) -> ScorerParams:
-    """Refit the scorer from judged pairs: ``(features, label)`` or ``(features, label, group)``.
+    """Refit the scorer from judged pairs: ``(features, label)``, ``(features, label, group)`` or
+    ``(features, label, group, weight)``.
 
     ``features`` is a mapping feature name -> value (``Tagger.pair_features`` gives them), label is
     1 (correct) or 0 (wrong); ``group`` (e.g. the paper id) keeps a paper's pairs on one side of
-    the split. The logistic weights are fitted on ~70% of the groups (standardised features, L2),
-    Platt scaling on the other ~30%; the decision settings are kept from ``base``.
+    the split; ``weight`` (default 1) scales the pair in the logistic (ranking) fit only: weight 0
+    leaves a pair out of the weights but keeps it, with its label, in the Platt calibration (e.g.
+    a merely acceptable topic: not taught as right or wrong, counted as not correct when the
+    scores are calibrated to strict correctness). The logistic weights are fitted on ~70% of the
+    groups (standardised features, L2, classes balanced), Platt scaling on the other ~30%; the
+    decision settings are kept from ``base``.
+
+    A feature that is 0 in every pair (a signal the data cannot show, e.g. ``ex_sim`` when no
+    example papers or feedback exist yet) is not fitted to 0: it keeps ``base``'s effect on the
+    final logit (``w = w_base * a_base / a``), so feedback and priors keep working after a refit.
     """
-    rows, labels, groups = [], [], []
+    rows, labels, groups, weights = [], [], [], []
     for item in pairs:
         feats, label = item[0], item[1]
         group = item[2] if len(item) > 2 else len(rows)
         rows.append([float(feats.get(f, 0.0)) for f in FEATURES])
         labels.append(1.0 if label else 0.0)
         groups.append(str(group))
+        weights.append(float(item[3]) if len(item) > 3 else 1.0)
     if not rows:
         raise ValueError("fit_scorer: no pairs")
     x = np.asarray(rows, dtype=np.float64)
     y = np.asarray(labels)
+    pair_w = np.asarray(weights)
+    if np.any(pair_w < 0):
+        raise ValueError("fit_scorer: weights must be >= 0")
     if y.min() == y.max():
         raise ValueError("fit_scorer: need both positive and negative pairs")
     in_calib = np.array(
@@ -180,8 +193,12 @@ def fit_scorer(
     std[std < 1e-9] = 1.0
     xs = np.column_stack([(x - mean) / std, np.ones(len(y))])
     # Balance classes so that the intercept does not just learn the base rate of judged pairs.
-    pos_rate = y[train].mean()
-    sw = np.where(y > 0, 0.5 / pos_rate, 0.5 / (1 - pos_rate))[train]
+    fit_w = pair_w[train]
+    w_pos = float(np.sum(fit_w * y[train]))
+    w_neg = float(np.sum(fit_w * (1 - y[train])))
+    if w_pos <= 0 or w_neg <= 0:
+        raise ValueError("fit_scorer: need both positive and negative pairs with weight > 0")
+    sw = fit_w * np.where(y[train] > 0, 0.5 / w_pos, 0.5 / w_neg) * float(fit_w.sum())
     penalty = np.r_[np.full(x.shape[1], l2), 0.0]
     beta = _newton_logistic(xs[train], y[train], sw, penalty)
     w = beta[:-1] / std
@@ -190,6 +207,12 @@ def fit_scorer(
     a, c = fit_platt(z[calib], y[calib])
     p = sigmoid(a * z + c)
     base = base or ScorerParams.load()
+    absent = [f for k, f in enumerate(FEATURES) if not np.any(x[:, k])]
+    if absent and abs(a) > 1e-6:  # keep the base's effect of signals the data does not show
+        base_w = base.weight_vector()
+        for f in absent:
+            k = FEATURES.index(f)
+            w[k] = float(base_w[k]) * float(base.platt[0]) / a
     metrics = {
         "pairs": len(y),
         "positives": int(y.sum()),
@@ -198,6 +221,7 @@ def fit_scorer(
         "log_loss_calibration": round(_log_loss(p[calib], y[calib]), 4),
         "ece_calibration": round(expected_calibration_error(p[calib], y[calib]), 4),
         "l2": l2,
+        "kept_from_base": absent,
     }
     return replace(
         base,

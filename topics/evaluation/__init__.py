@@ -1,0 +1,123 @@
+"""The tagger's labelled paper sets (gold = test, train = fitting) and their loader.
+
+Files (see README.md in this folder): ``<set>_papers.jsonl`` holds the papers and every
+``<set>_labels*.jsonl`` file holds labels ``{id, topics, acceptable, note}``. The label files are
+read fresh on every call and merged by paper id, so another labelling pass can add a file (or
+rewrite one) without touching the code. Only labelled papers belong to a set.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+EVAL_DIR = Path(__file__).resolve().parent
+SETS = ("gold", "train")
+
+
+@dataclass
+class Label:
+    topics: list[str] = field(default_factory=list)  # clearly applies (most specific)
+    acceptable: list[str] = field(default_factory=list)  # defensible
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class EvalSet:
+    name: str
+    papers: list[dict]  # labelled papers, in file order
+    labels: dict[str, Label]
+    label_files: list[str]
+    duplicate_ids: int = 0  # paper ids labelled in more than one line (merged)
+    unlabelled: int = 0  # papers in the papers file without labels (not part of the set)
+    orphan_labels: int = 0  # labels whose paper is missing from the papers file
+
+    def gold(self, parents: Mapping[str, str | None]) -> tuple[list[set], list[set], list[str]]:
+        """Per paper: strict gold and acceptable slugs expanded with ancestors (acceptable minus
+        gold), and the list of label slugs not in ``parents`` (unknown to the taxonomy)."""
+        from .metrics import expand, unknown_slugs
+
+        golds, accs, unknown = [], [], []
+        for paper in self.papers:
+            label = self.labels[paper["id"]]
+            unknown += unknown_slugs(label.topics, parents)
+            unknown += unknown_slugs(label.acceptable, parents)
+            g = expand(label.topics, parents)
+            golds.append(g)
+            accs.append(expand(label.acceptable, parents) - g)
+        return golds, accs, unknown
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path.name}:{number}: not JSON ({exc.msg})") from None
+            if not isinstance(row, dict) or not row.get("id"):
+                raise ValueError(f"{path.name}:{number}: each line needs an 'id'")
+            rows.append(row)
+    return rows
+
+
+def _slug_list(value) -> list[str]:
+    if not value:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    return [str(v).strip() for v in value if str(v).strip()]
+
+
+def load_labels(name: str, folder: Path = EVAL_DIR) -> tuple[dict[str, Label], list[str], int]:
+    """Labels of a set from every ``<name>_labels*.jsonl`` (sorted by file name), merged by id:
+    topics and acceptable are unioned; a slug that is a topic in any line is not acceptable."""
+    files = sorted(folder.glob(f"{name}_labels*.jsonl"))
+    labels: dict[str, Label] = {}
+    duplicates = 0
+    for path in files:
+        for row in _read_jsonl(path):
+            pid = str(row["id"])
+            label = labels.get(pid)
+            if label is None:
+                label = labels[pid] = Label()
+            else:
+                duplicates += 1
+            for slug in _slug_list(row.get("topics")):
+                if slug not in label.topics:
+                    label.topics.append(slug)
+            for slug in _slug_list(row.get("acceptable")):
+                if slug not in label.acceptable:
+                    label.acceptable.append(slug)
+            if row.get("note"):
+                label.notes.append(str(row["note"]))
+    for label in labels.values():
+        label.acceptable = [s for s in label.acceptable if s not in label.topics]
+    return labels, [p.name for p in files], duplicates
+
+
+def load_set(name: str, folder: Path = EVAL_DIR) -> EvalSet:
+    """The labelled papers of ``gold`` or ``train`` with their merged labels (read fresh)."""
+    if name not in SETS:
+        raise ValueError(f"unknown set {name!r}; expected one of {', '.join(SETS)}")
+    papers_path = folder / f"{name}_papers.jsonl"
+    if not papers_path.exists():
+        raise FileNotFoundError(papers_path)
+    all_papers = _read_jsonl(papers_path)
+    labels, files, duplicates = load_labels(name, folder)
+    papers = [p for p in all_papers if str(p["id"]) in labels]
+    ids = {str(p["id"]) for p in all_papers}
+    return EvalSet(
+        name=name,
+        papers=papers,
+        labels=labels,
+        label_files=files,
+        duplicate_ids=duplicates,
+        unlabelled=len(all_papers) - len(papers),
+        orphan_labels=sum(1 for pid in labels if pid not in ids),
+    )

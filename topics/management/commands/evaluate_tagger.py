@@ -1,0 +1,239 @@
+"""manage.py evaluate_tagger: tag a labelled set offline and print every metric next to its target.
+
+    manage.py evaluate_tagger [--set gold|train] [--per-topic] [--json out.json]
+                              [--scorer path/to/scorer.json] [--from-db] [--limit N]
+
+The tagger is built from the taxonomy files (topics/taxonomy), not the database, so the command
+works on a fresh checkout; ``--from-db`` uses the service's tagger (``tagger_get``) instead.
+Metric definitions: topics/evaluation/README.md and topics/evaluation/metrics.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from topics.evaluation import load_set
+from topics.evaluation.metrics import PaperEval, Pred, evaluate
+
+# (key, label, target text, check) — check(value) is True when the target is met.
+TARGETS = {
+    "micro_f1": (">= 0.60", lambda v: v >= 0.60),
+    "p_at_3": (">= 0.80", lambda v: v >= 0.80),
+    "candidate_recall_at_50": (">= 0.95", lambda v: v >= 0.95),
+    "hierarchy_violations": ("0", lambda v: v == 0),
+    "ece": ("<= 0.10", lambda v: v <= 0.10),
+    "coverage": (">= 0.95 (study 4)", lambda v: v >= 0.95),
+    "throughput": (">= 500/s (batch)", lambda v: v >= 500),
+}
+
+
+def build_tagger(*, from_db: bool = False, scorer: Path | None = None):
+    """The tagger under evaluation and a description of where it came from."""
+    if from_db:
+        from topics.selectors import tagger_get
+
+        tagger = tagger_get()
+        if not tagger.topics:
+            raise CommandError("No topics in the database: run `manage.py load_taxonomy` first.")
+        if scorer is not None:
+            tagger.set_params(scorer)
+        return tagger, "database (tagger_get)", ""
+    from topics.services.taxonomy import TAXONOMY_DIR
+    from topics.tagger import Tagger, load_taxonomy_files
+
+    taxonomy = load_taxonomy_files(TAXONOMY_DIR)
+    return Tagger(taxonomy.topics, params=scorer), "taxonomy files", taxonomy.version
+
+
+def parents_of(tagger) -> dict[str, str | None]:
+    return {t.slug: t.parent for t in tagger.topics}
+
+
+def run_evaluation(tagger, evalset, *, bootstrap_reps: int = 1000) -> dict:
+    """Tag the set's papers with ``tagger`` and compute every metric (a JSON-able dict)."""
+    from topics.tagger.engine import PaperInput
+
+    parents = parents_of(tagger)
+    gold, acceptable, unknown = evalset.gold(parents)
+    inputs = [PaperInput.coerce(p) for p in evalset.papers]
+    started = time.perf_counter()
+    results = tagger.tag_batch(inputs)
+    elapsed = time.perf_counter() - started
+    papers = []
+    for paper, tags, g, a in zip(inputs, results, gold, acceptable, strict=True):
+        cands = [slug for slug, _ in tagger.candidates(paper, 50)]
+        shown = [t.slug for t in tags]
+        seen = set(shown)
+        papers.append(
+            PaperEval(
+                id=paper.id,
+                gold=g,
+                acceptable=a,
+                tags=[
+                    Pred(t.slug, float(t.score), bool(t.evidence.get("low_confidence")))
+                    for t in tags
+                ],
+                ranking=shown + [s for s in cands if s not in seen],
+                candidates=cands,
+            )
+        )
+    metrics = evaluate(papers, parents, min_tags=3, bootstrap_reps=bootstrap_reps)
+    metrics["throughput"] = len(inputs) / elapsed if elapsed > 0 else 0.0
+    metrics["set"] = {
+        "name": evalset.name,
+        "papers": len(evalset.papers),
+        "label_files": evalset.label_files,
+        "duplicate_label_lines": evalset.duplicate_ids,
+        "orphan_labels": evalset.orphan_labels,
+        "unknown_slugs": sorted(set(unknown)),
+        "unknown_slug_mentions": len(unknown),
+        "papers_without_known_gold": sum(1 for g in gold if not g),
+    }
+    metrics["tagger"] = {
+        "model_version": tagger.model_version,
+        "topics": len(tagger.topics),
+        "selection": dict(tagger.params.selection),
+    }
+    metrics["per_paper"] = [
+        {
+            "id": p.id,
+            "gold": sorted(p.gold),
+            "acceptable": sorted(p.acceptable),
+            "tags": [[t.slug, round(t.score, 4), t.low_confidence] for t in p.tags],
+        }
+        for p in papers
+    ]
+    return metrics
+
+
+def _fmt(value) -> str:
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.3f}"
+
+
+class Command(BaseCommand):
+    help = (
+        "Evaluate the tagger on the labelled gold (test) or train set: micro/macro/example F1, "
+        "P@1, P@3, R@5, lenient precision, candidate recall@50, coverage, ECE, hierarchy "
+        "violations, per-topic table, throughput."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--set", dest="set_name", choices=("gold", "train"), default="gold")
+        parser.add_argument("--per-topic", action="store_true", help="print the per-topic table")
+        parser.add_argument("--json", type=Path, help="also write all metrics to this file")
+        parser.add_argument("--scorer", type=Path, help="scorer.json to use (default: shipped)")
+        parser.add_argument(
+            "--from-db", action="store_true", help="use the database's topics (tagger_get)"
+        )
+        parser.add_argument("--limit", type=int, default=0, help="only the first N papers")
+        parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
+
+    def handle(self, *args, **options):
+        scorer = options["scorer"]
+        if scorer is not None and not scorer.exists():
+            raise CommandError(f"{scorer}: no such file")
+        try:
+            evalset = load_set(options["set_name"])
+        except (FileNotFoundError, ValueError) as exc:
+            raise CommandError(str(exc)) from exc
+        if options["limit"]:
+            evalset.papers = evalset.papers[: options["limit"]]
+        if not evalset.papers:
+            raise CommandError(f"the {options['set_name']} set has no labelled papers")
+        started = time.perf_counter()
+        tagger, source, tax_version = build_tagger(from_db=options["from_db"], scorer=scorer)
+        build_s = time.perf_counter() - started
+        m = run_evaluation(tagger, evalset, bootstrap_reps=options["bootstrap"])
+        m["tagger"].update({"source": source, "taxonomy_version": tax_version, "build_s": build_s})
+        self._print(m, per_topic=options["per_topic"])
+        if options["json"]:
+            options["json"].write_text(json.dumps(m, indent=1) + "\n", encoding="utf-8")
+            self.stdout.write(f"metrics written to {options['json']}")
+
+    def _print(self, m: dict, *, per_topic: bool) -> None:
+        out = self.stdout.write
+        s, t = m["set"], m["tagger"]
+        out(
+            f"set: {s['name']} ({s['papers']} papers; labels: {', '.join(s['label_files'])})"
+            f" | tagger: {t['model_version']}, {t['topics']} topics from {t['source']}"
+            + (f" (taxonomy v{t['taxonomy_version']})" if t["taxonomy_version"] else "")
+        )
+        sel = t["selection"]
+        out(
+            f"decision rule: threshold {sel['threshold']}, floor {sel['floor']}, "
+            f"min_tags {sel['min_tags']}, max_specific {sel['max_specific']}"
+        )
+        if s["unknown_slugs"]:
+            out(
+                f"WARNING: {s['unknown_slug_mentions']} label slug(s) not in the taxonomy, "
+                f"ignored: {', '.join(s['unknown_slugs'])}"
+            )
+        if s["papers_without_known_gold"]:
+            out(f"WARNING: {s['papers_without_known_gold']} paper(s) without any known gold topic")
+        if s["duplicate_label_lines"]:
+            out(f"note: {s['duplicate_label_lines']} paper(s) labelled in several lines (merged)")
+        na, al = m["non_area"], m["all_levels"]
+        cr = m["candidate_recall_at_50"]
+        lo, hi = na["micro_f1_ci95"]
+
+        def row(name, value, target_key=None, extra=""):
+            target, status = "", ""
+            if target_key:
+                text, check = TARGETS[target_key]
+                target, status = text, ("met" if check(value) else "MISSED")
+            out(f"  {name:<38} {_fmt(value):>8}   {target:<18} {status:<6} {extra}".rstrip())
+
+        out("")
+        out(f"  {'metric (non-area unless stated)':<38} {'value':>8}   {'target':<18} status")
+        row("micro-F1", na["f1"], "micro_f1", f"95% CI {lo:.3f}-{hi:.3f}")
+        row("micro-precision", na["precision"], extra=f"{na['tp']}/{na['predicted']}")
+        row("micro-recall", na["recall"], extra=f"{na['tp']}/{na['gold']}")
+        row("macro-F1 (topics >= 5 gold)", na["macro_f1"], extra=f"{na['macro_topics']} topics")
+        row("example-based F1", na["example_f1"])
+        row("P@1", m["p_at_1"])
+        row("P@3", m["p_at_3"], "p_at_3", f"best possible {m['p_at_3_bound']:.3f}")
+        row("precision of the first 3 shown tags", m["shown_p_at_3"])
+        row("R@5", m["r_at_5"])
+        row("lenient precision (acceptable ok)", na["lenient_precision"])
+        row("lenient P@3", m["lenient_p_at_3"])
+        row("candidate recall@50", cr["micro"], "candidate_recall_at_50", f"{cr['missed']} missed")
+        row("coverage (>= 3 confident, all levels)", m["coverage"], "coverage")
+        row("papers with no tag", m["no_tags"])
+        row("ECE (tag scores vs strict)", m["ece"], "ece")
+        row("hierarchy violations (all levels)", m["hierarchy_violations"], "hierarchy_violations")
+        row("throughput, papers/s (this set)", m["throughput"], "throughput")
+        out("  all levels (areas included):")
+        row("  micro-F1", al["f1"], extra=f"P {al['precision']:.3f} R {al['recall']:.3f}")
+        row("  macro-F1 (topics >= 5 gold)", al["macro_f1"], extra=f"{al['macro_topics']} topics")
+        row("  example-based F1", al["example_f1"])
+        row("  lenient precision", al["lenient_precision"])
+        row("  ECE", m["ece_all_levels"])
+        out(
+            f"  tags per paper {m['tags_per_paper']:.2f} "
+            f"(non-area {m['non_area_tags_per_paper']:.2f}); "
+            f"gold non-area topics per paper {m['gold_per_paper']:.2f}"
+        )
+        out("  reliability (non-area tags): " + "; ".join(
+            f"[{b['low']:.1f},{b['high']:.1f}) n={b['n']} score {b['mean_score']:.2f} "
+            f"correct {b['accuracy']:.2f}"
+            for b in m["reliability"]
+        ))  # fmt: skip
+        out(
+            "  throughput on a small set is indicative only; the full-corpus benchmark is "
+            "bench/bench_tagger.py (docs/benchmarks.md)."
+        )
+        if per_topic:
+            out("")
+            out(f"  per topic (gold support >= 3, non-area): {len(m['per_topic'])} topics")
+            out(f"  {'topic':<44} {'support':>7} {'pred':>5} {'P':>6} {'R':>6} {'F1':>6}")
+            for slug, r in m["per_topic"].items():
+                out(
+                    f"  {slug:<44} {r['support']:>7} {r['predicted']:>5} "
+                    f"{r['precision']:>6.3f} {r['recall']:>6.3f} {r['f1']:>6.3f}"
+                )

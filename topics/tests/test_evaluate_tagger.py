@@ -1,0 +1,150 @@
+"""manage.py evaluate_tagger and fit_tagger on a few papers (no database, no ../shared)."""
+
+from __future__ import annotations
+
+import json
+import re
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from topics.tagger import ScorerParams
+
+METRICS = [
+    "micro-F1",
+    "micro-precision",
+    "micro-recall",
+    "macro-F1",
+    "example-based F1",
+    "P@1",
+    "P@3",
+    "R@5",
+    "lenient precision",
+    "candidate recall@50",
+    "coverage",
+    "ECE",
+    "hierarchy violations",
+    "throughput",
+]
+
+
+def value_of(output: str, name: str) -> float:
+    line = next(x.strip() for x in output.splitlines() if x.strip().startswith(name))
+    return float(re.search(r"-?\d+(?:\.\d+)?", line[len(name) :]).group(0))
+
+
+def test_evaluate_tagger_prints_every_metric_with_targets(tmp_path):
+    out = StringIO()
+    report = tmp_path / "metrics.json"
+    call_command(
+        "evaluate_tagger", "--limit", "12", "--bootstrap", "50", "--per-topic",
+        "--json", str(report), stdout=out,
+    )  # fmt: skip
+    text = out.getvalue()
+    assert "set: gold (12 papers" in text
+    for name in METRICS:
+        assert name in text, name
+    for target in (">= 0.60", ">= 0.80", ">= 0.95", "<= 0.10", ">= 500/s"):
+        assert target in text
+    for name in ("micro-F1", "P@1", "P@3", "R@5", "candidate recall@50", "ECE"):
+        assert 0.0 <= value_of(text, name) <= 1.0, name
+    assert value_of(text, "hierarchy violations (all levels)") == 0
+    assert "per topic (gold support >= 3, non-area)" in text
+
+    data = json.loads(report.read_text())
+    assert data["papers"] == 12
+    assert data["hierarchy_violations"] == 0
+    na = data["non_area"]
+    assert 0.0 <= na["precision"] <= 1.0
+    assert 0.0 <= na["recall"] <= 1.0
+    lo, hi = na["micro_f1_ci95"]
+    assert 0.0 <= lo <= na["f1"] + 1e-9
+    assert na["f1"] - 1e-9 <= hi <= 1.0
+    assert 0.0 <= data["candidate_recall_at_50"]["micro"] <= 1.0
+    assert 0.0 <= data["coverage"] <= 1.0
+    assert data["p_at_3"] <= data["p_at_3_bound"] + 1e-9
+    assert len(data["per_paper"]) == 12
+    assert data["tagger"]["model_version"].startswith(ScorerParams.load().version)
+
+
+def test_evaluate_tagger_train_set_and_alternative_scorer(tmp_path):
+    out = StringIO()
+    scorer = tmp_path / "scorer.json"
+    params = ScorerParams.load()
+    params.save(scorer)
+    call_command(
+        "evaluate_tagger", "--set", "train", "--limit", "5", "--bootstrap", "20",
+        "--scorer", str(scorer), stdout=out,
+    )  # fmt: skip
+    assert "set: train (5 papers" in out.getvalue()
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("evaluate_tagger", "--scorer", str(tmp_path / "missing.json"))
+
+
+def test_fit_tagger_writes_a_scorer_from_training_papers(tmp_path):
+    out = StringIO()
+    target = tmp_path / "scorer.json"
+    call_command(
+        "fit_tagger", "--limit", "40", "--folds", "2", "--name", "fit-test",
+        "--out", str(target), stdout=out,
+    )  # fmt: skip
+    text = out.getvalue()
+    assert "training set: 40 labelled papers" in text
+    fitted = ScorerParams.load(target)
+    assert fitted.version == "fit-test"
+    sel = fitted.selection
+    assert 0 < sel["floor"] <= sel["threshold"] < 1
+    assert fitted.fit["data"]["set"] == "train"
+    assert fitted.fit["cv"]["micro_f1"] >= 0.0
+    assert fitted.platt[0] > 0  # higher raw score -> higher probability
+
+
+@pytest.fixture(scope="module")
+def tagger():
+    from topics.services.taxonomy import TAXONOMY_DIR
+    from topics.tagger import Tagger, load_taxonomy_files
+
+    return Tagger(load_taxonomy_files(TAXONOMY_DIR).topics)
+
+
+def test_fitting_hooks_agree_with_tagging(tagger):
+    """coherent_scores + select == tag_batch; candidate_slugs are the scored pairs; set_params."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from topics.evaluation import load_set
+    from topics.management.commands.fit_tagger import decide
+    from topics.tagger.scoring import sigmoid
+
+    papers = load_set("train").papers[:6] + [{"id": "empty", "title": ""}]
+    tags = tagger.tag_batch(papers)
+    scores = tagger.coherent_scores(papers)
+    raw = tagger.coherent_scores(papers, raw=True)
+    a, c = tagger.params.platt
+    live = np.isfinite(raw)
+    assert np.allclose(scores[live], sigmoid(a * raw[live] + c), atol=1e-5)
+    assert not scores[~live].any()
+    for i, paper_tags in enumerate(tags):
+        decided = decide(tagger, scores[i], tagger.params.selection)
+        assert [s for s, _, _ in decided] == [t.slug for t in paper_tags]
+    cands = tagger.candidate_slugs(papers)
+    assert cands[-1] == []
+    for i, slugs in enumerate(cands[:-1]):
+        own = {tagger.topics[j].slug for j in np.flatnonzero(live[i])}
+        assert set(slugs) <= own  # coherence may lift ancestors that are not candidates
+        assert {t.slug for t in tags[i]} <= own
+
+    original = tagger.params
+    try:
+        strict = replace(
+            original, selection={**original.selection, "threshold": 0.99, "floor": 0.99}
+        )
+        tagger.set_params(strict)
+        assert all(t.score >= 0.99 for ts in tagger.tag_batch(papers) for t in ts)
+        with pytest.raises(ValueError, match="embedding/rocchio"):
+            tagger.set_params(replace(original, embedding={"title_weight": 0.9}))
+    finally:
+        tagger.set_params(original)
+    assert [t.slug for t in tagger.tag(papers[0])] == [t.slug for t in tags[0]]
