@@ -9,7 +9,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.cache import cache
 
-from accounts.models import LIST_NAME_MAX_LENGTH, NOTE_MAX_LENGTH, ApiToken, ListItem
+from accounts.models import (
+    LIST_NAME_MAX_LENGTH,
+    NOTE_MAX_LENGTH,
+    ApiToken,
+    DigestSettings,
+    ListItem,
+)
 from accounts.services.exports import FORMATS
 from accounts.services.imports import IMPORT_FORMATS
 
@@ -128,6 +134,34 @@ class AccountDeleteForm(forms.Form):
     password = forms.CharField(
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"})
     )
+
+
+class DigestSettingsForm(forms.Form):
+    frequency = forms.ChoiceField(
+        label="How often",
+        choices=[
+            ("daily", "Daily, after each arXiv announcement (Sunday to Thursday evenings)"),
+            ("weekly", "Weekly"),
+            ("off", "Off"),
+        ],
+        widget=forms.RadioSelect,
+    )
+    weekday = forms.TypedChoiceField(
+        label="Weekly on",
+        choices=DigestSettings.Weekday.choices,
+        coerce=int,
+        help_text="Weekly digests go out in the evening, US Eastern time.",
+    )
+    muted = forms.MultipleChoiceField(
+        label="Leave these topics out of the digest",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="They stay in your feed.",
+    )
+
+    def __init__(self, *args, follows=(), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["muted"].choices = [(f.topic.slug, f.topic.name) for f in follows]
 
 
 EXPORT_FORMAT_LABELS = {

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from papers.signals import papers_created
+from papers.signals import papers_created, papers_updated
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts.user_setup")
@@ -26,3 +26,13 @@ def _link_saved_items(sender, arxiv_ids, **kwargs):
 
 
 papers_created.connect(_link_saved_items, dispatch_uid="accounts.link_saved_items")
+
+
+def _record_alerts(sender, arxiv_ids, **kwargs):
+    """A new version, journal reference, DOI or withdrawal of a saved paper: tell its readers."""
+    from accounts.services.alerts import alerts_record
+
+    alerts_record(arxiv_ids=arxiv_ids)
+
+
+papers_updated.connect(_record_alerts, dispatch_uid="accounts.record_alerts")

@@ -7,7 +7,8 @@ and e-mail template reverse them by those names.
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from accounts import views
+from accounts import views, views_digests
+from accounts.feeds import private_feed
 
 urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
@@ -44,11 +45,33 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     path("account/", views.account, name="accounts-account"),
+    path("account/digest/", views_digests.digest_settings, name="accounts-digest"),
+    path(
+        "account/digest/preview/",
+        views_digests.digest_preview_page,
+        name="accounts-digest-preview",
+    ),
+    path(
+        "account/digest/save/<str:token>/",
+        views_digests.digest_save,
+        name="accounts-digest-save",
+    ),
+    path(
+        "account/digest/unsubscribe/<str:token>/",
+        views_digests.digest_unsubscribe_page,
+        name="accounts-digest-unsubscribe",
+    ),
+    path(
+        "account/feeds/<int:feed_id>/",
+        views_digests.private_feed_action,
+        name="accounts-private-feed-action",
+    ),
     path("account/tokens/", views.token_create, name="accounts-token-create"),
     path("account/tokens/<int:token_id>/revoke/", views.token_revoke, name="accounts-token-revoke"),
     path("account/export/", views.account_export, name="accounts-export"),
     path("account/delete/", views.account_delete, name="accounts-delete"),
     path("feed/", views.feed, name="accounts-feed"),
+    path("feed/private/<str:token>/", private_feed, name="accounts-private-feed"),
     path("feed/hide/", views.feed_hide, name="accounts-hide"),
     path("feed/unhide/", views.feed_unhide, name="accounts-unhide"),
     path("follows/<slug:slug>/", views.follow_toggle, name="accounts-follow"),

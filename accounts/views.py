@@ -33,9 +33,11 @@ from accounts.forms import (
 )
 from accounts.models import ListItem
 from accounts.services import account as account_services
+from accounts.services import alerts as alert_services
 from accounts.services import follows as follow_services
 from accounts.services import imports as import_services
 from accounts.services import lists as list_services
+from accounts.services import private_feeds as private_feed_services
 from accounts.services import tokens as token_services
 from accounts.services.exports import export_format
 from accounts.services.ids import canonical_id
@@ -263,9 +265,15 @@ def list_detail(request: HttpRequest, list_id: int) -> HttpResponse:
     )
     page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     selectors.attach_papers(list(page.object_list))
+    for item in page.object_list:
+        item.changes = alert_services.change_lines(paper=item.paper, item=item)
+        item.dismissable = any(change.kind != "withdrawn" for change in item.changes)
     other_lists = [
         rl for rl in selectors.reading_lists_for_user(user=request.user) if rl.pk != list_id
     ]
+    private_feed = private_feed_services.private_feed_for_list(
+        user=request.user, reading_list=reading_list
+    )
     return render(
         request,
         "accounts/list_detail.html",
@@ -279,6 +287,11 @@ def list_detail(request: HttpRequest, list_id: int) -> HttpResponse:
             "rename_form": ListNameForm(initial={"name": reading_list.name}, prefix="rename"),
             "import_form": ImportForm(prefix="import"),
             "export_formats": EXPORT_FORMAT_LABELS,
+            "private_feed_url": request.build_absolute_uri(
+                private_feed_services.private_feed_path(private_feed)
+            )
+            if private_feed.active
+            else "",
         },
     )
 
@@ -400,6 +413,10 @@ def item_action(request: HttpRequest, list_id: int, arxiv_id: str) -> HttpRespon
         if action == "remove":
             list_services.list_item_delete(user=request.user, list_id=list_id, arxiv_id=canonical)
             return _done(request, f"Removed {canonical}.", here)
+        if action == "dismiss":
+            selectors.reading_list_get(user=request.user, list_id=list_id)
+            alert_services.alerts_dismiss_paper(user=request.user, arxiv_id=canonical)
+            return _done(request, f"Marked the news about {canonical} as seen.", here)
         if action in ("up", "down", "top"):
             item = ListItem.objects.get(
                 reading_list__user=request.user, reading_list_id=list_id, arxiv_id=canonical
@@ -441,11 +458,14 @@ def item_action(request: HttpRequest, list_id: int, arxiv_id: str) -> HttpRespon
 
 
 def _account_context(request: HttpRequest, **extra) -> dict:
+    from accounts.views_digests import account_digest_context
+
     return {
         "tokens": list(selectors.tokens_for_user(user=request.user)),
         "follows": selectors.follows_for_user(user=request.user),
         "lists": selectors.reading_lists_for_user(user=request.user),
         "token_form": TokenCreateForm(),
+        **account_digest_context(request, form=extra.pop("digest_form", None)),
         **extra,
     }
 

@@ -6,6 +6,7 @@ as if they did not exist. Session writes need the CSRF token (DRF's SessionAuthe
 token writes need the view's scope (accounts.authentication.TokenScopes).
 """
 
+from accounts.apis.digests import AlertDetailApi, AlertListApi, DigestApi, DigestPreviewApi
 from accounts.apis.follows import (
     FeedApi,
     FeedbackApi,
@@ -36,6 +37,10 @@ from accounts.apis.me import (
 )
 
 __all__ = [
+    "AlertDetailApi",
+    "AlertListApi",
+    "DigestApi",
+    "DigestPreviewApi",
     "FeedApi",
     "FeedbackApi",
     "FollowDetailApi",

@@ -65,6 +65,7 @@ def account_export(*, user) -> dict:
             {"topic": f.topic.slug, "name": f.topic.name, "followed": _iso(f.created_at)}
             for f in Follow.objects.filter(user=user).select_related("topic").order_by("id")
         ],
+        "digest": _digest_export(user),
         "hidden": [
             {"arxiv_id": h.paper.arxiv_id, "hidden": _iso(h.created_at)}
             for h in Hidden.objects.filter(user=user).select_related("paper").order_by("id")
@@ -92,6 +93,22 @@ def account_export(*, user) -> dict:
             }
             for t in ApiToken.objects.filter(user=user).order_by("id")
         ],
+    }
+
+
+def _digest_export(user) -> dict:
+    from accounts.services.digest_settings import digest_settings_get
+
+    prefs = digest_settings_get(user=user)
+    return {
+        "frequency": prefs.frequency,
+        "weekday": prefs.get_weekday_display().lower(),
+        "muted": sorted(
+            Follow.objects.filter(user=user, digest_muted=True).values_list(
+                "topic__slug", flat=True
+            )
+        ),
+        "last_sent": _iso(prefs.last_sent_at),
     }
 
 

@@ -108,8 +108,12 @@ def _check_name_free(*, user, name: str, exclude_id: int | None = None) -> None:
 
 
 def account_setup(*, user) -> ReadingList:
-    """What every account starts with: its library row and the default "Reading list"."""
+    """What every account starts with: its library row, the default "Reading list" and digest
+    settings (daily, papers from now on)."""
+    from accounts.services.digest_settings import digest_settings_get
+
     library_ensure(user=user)
+    digest_settings_get(user=user)
     return reading_list_default(user=user)
 
 
@@ -284,6 +288,7 @@ def _add(
                 position=position + offset,
                 version=version,
                 added_at=now,
+                **saved_snapshot(papers.get(arxiv_id)),
             )
             for offset, arxiv_id in enumerate(new_ids)
         ]
@@ -485,6 +490,9 @@ def list_items_transfer(
                     added_at=items[arxiv_id].added_at,
                     position=position + offset,
                     version=version,
+                    saved_version=items[arxiv_id].saved_version,
+                    saved_journal_ref=items[arxiv_id].saved_journal_ref,
+                    saved_doi=items[arxiv_id].saved_doi,
                 )
                 for offset, arxiv_id in enumerate(new_ids)
             ]
@@ -513,8 +521,22 @@ def list_items_link_papers(*, arxiv_ids: list[str] | None = None) -> int:
         unlinked = unlinked.filter(arxiv_id__in=arxiv_ids)
     ids = list(unlinked.values_list("arxiv_id", flat=True).distinct()[:10_000])
     linked = 0
-    for paper_id, arxiv_id in Paper.objects.filter(arxiv_id__in=ids).values_list("id", "arxiv_id"):
-        linked += ListItem.objects.filter(paper__isnull=True, arxiv_id=arxiv_id).update(
-            paper_id=paper_id
+    for paper in Paper.objects.filter(arxiv_id__in=ids).only(
+        "id", "arxiv_id", "version", "journal_ref", "doi"
+    ):
+        # The paper as it arrives is what the person saved: later changes are the news.
+        linked += ListItem.objects.filter(paper__isnull=True, arxiv_id=paper.arxiv_id).update(
+            paper_id=paper.pk, **saved_snapshot(paper)
         )
     return linked
+
+
+def saved_snapshot(paper) -> dict:
+    """The fields of a saved item that remember the paper as it was saved."""
+    if paper is None:
+        return {"saved_version": None, "saved_journal_ref": "", "saved_doi": ""}
+    return {
+        "saved_version": paper.version,
+        "saved_journal_ref": paper.journal_ref,
+        "saved_doi": paper.doi,
+    }

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 from django.test import Client
 
+from accounts.tests.digests_support import flaky  # noqa: F401  (a fixture for the digest tests)
 from accounts.tests.factories import api_token, user_create
 from papers.services import lookup
 

@@ -124,6 +124,10 @@ COLLECTION_ENDPOINTS = [
     ("post", "/api/v1/me/feedback"),
     ("get", "/api/v1/me/tokens"),
     ("post", "/api/v1/me/tokens"),
+    ("get", "/api/v1/me/digest"),
+    ("patch", "/api/v1/me/digest"),
+    ("get", "/api/v1/me/digest/preview"),
+    ("get", "/api/v1/me/alerts"),
 ]
 
 

@@ -29,6 +29,12 @@ def test_the_export_holds_everything_about_the_person(me, scene):
     assert data["user"]["email"] == "owner@example.org"
     assert [f["topic"] for f in data["follows"]] == ["offline-rl"]
     assert [h["arxiv_id"] for h in data["hidden"]] == ["2501.00002"]
+    assert data["digest"] == {
+        "frequency": "daily",
+        "weekday": "friday",
+        "muted": [],
+        "last_sent": None,
+    }
     lists = {lst["name"]: lst for lst in data["lists"]}
     assert set(lists) == {"Reading list", "Later"}
     assert lists["Later"]["items"][0]["note"] == "owner's note"

@@ -11,7 +11,7 @@ from django.db import transaction
 
 from papers.clients.records import Page, PaperRecord
 from papers.models import Paper
-from papers.signals import papers_created
+from papers.signals import papers_created, papers_updated
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +38,8 @@ UPSERT_FIELDS = [
 FEED_SOURCES = ("rss", "rss:rdf")
 # Fields that decide whether a paper's tags must be recomputed when they change.
 TAGGED_FIELDS = ("title", "abstract", "categories")
+# Fields whose change is news for the people who saved the paper (papers_updated).
+NEWS_FIELDS = ("version", "journal_ref", "doi", "withdrawn")
 
 
 @dataclass
@@ -164,6 +166,7 @@ def papers_upsert_records(*, records: Iterable[PaperRecord]) -> UpsertResult:
     existing = {p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=list(latest))}
     to_write: list[Paper] = []
     retag_arxiv_ids: list[str] = []
+    news_arxiv_ids: list[str] = []
     for arxiv_id, record in latest.items():
         current = existing.get(arxiv_id)
         values = _values_from(record, current)
@@ -179,6 +182,8 @@ def papers_upsert_records(*, records: Iterable[PaperRecord]) -> UpsertResult:
         result.updated += 1
         if any(name in TAGGED_FIELDS for name in changed):
             retag_arxiv_ids.append(arxiv_id)
+        if any(name in NEWS_FIELDS for name in changed):
+            news_arxiv_ids.append(arxiv_id)
         for name, value in values.items():
             setattr(current, name, value)
         to_write.append(current)
@@ -194,6 +199,10 @@ def papers_upsert_records(*, records: Iterable[PaperRecord]) -> UpsertResult:
     if created_ids:
         transaction.on_commit(
             lambda: papers_created.send(sender=Paper, arxiv_ids=created_ids), robust=True
+        )
+    if news_arxiv_ids:
+        transaction.on_commit(
+            lambda: papers_updated.send(sender=Paper, arxiv_ids=news_arxiv_ids), robust=True
         )
     if retag_arxiv_ids:
         result.retag_ids = list(
