@@ -28,5 +28,13 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# The browser extension: unit tests, web-ext lint, then the Chrome and Firefox packages in
+# extension/dist/. Needs Node 20 and npm.
+extension:
+	cd extension && npm ci --no-audit --no-fund
+	cd extension && npm test
+	cd extension && npm run lint
+	cd extension && npm run package
+
 clean:
 	rm -rf $(VENV) var

@@ -1,0 +1,27 @@
+// What every handler gets: storage, the API client, the clock and the locks. Built afresh for each
+// event, so the service worker can be stopped at any time without losing anything.
+
+import { createApiClient } from '../shared/api-client.js';
+import { createStore } from '../shared/storage.js';
+
+export function createContext({ chrome = globalThis.chrome, fetch = globalThis.fetch?.bind(globalThis), now = Date.now, locks = globalThis.navigator?.locks } = {}) {
+  const local = createStore(chrome.storage.local);
+  const api = createApiClient({
+    fetch,
+    getServer: async () => (await local.get('server')).server,
+    getToken: async () => (await local.get('token')).token,
+  });
+  // Lookups are cached in memory-backed session storage where the browser has it.
+  const cache = chrome.storage.session ?? chrome.storage.local;
+  return { chrome, local, api, cache, now, locks };
+}
+
+// Runs fn alone among all holders of the named lock (Web Locks: shared by every event the worker
+// handles, and by the popup and options pages).
+export function withLock(ctx, name, fn) {
+  return ctx.locks ? ctx.locks.request(`paperscope:${name}`, fn) : fn();
+}
+
+export function errorInfo(error, now) {
+  return { kind: error?.kind ?? 'internal', detail: String(error?.detail || error?.message || error), at: now };
+}

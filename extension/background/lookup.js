@@ -1,0 +1,87 @@
+// Tags for the papers on a page: one batch call for every id not in the short-lived cache, with
+// the user's followed topics and this browser's saves added so the page can mark them.
+
+import { refreshAccount } from './account.js';
+import { errorInfo } from './context.js';
+import { flushQueue } from './queue.js';
+
+export const CACHE_TTL_MS = 5 * 60 * 1000;
+const KEY = 'lk:';
+const MAX_IDS = 6000;
+
+export async function readCache(ctx, ids) {
+  const found = await ctx.cache.get(ids.map((id) => KEY + id));
+  const now = ctx.now();
+  const papers = {};
+  const notFound = [];
+  const missing = [];
+  for (const id of ids) {
+    const entry = found[KEY + id];
+    if (!entry || now - entry.t > CACHE_TTL_MS) missing.push(id);
+    else if (entry.p) papers[id] = entry.p;
+    else notFound.push(id);
+  }
+  return { papers, notFound, missing };
+}
+
+export async function writeCache(ctx, answer) {
+  const t = ctx.now();
+  const entries = {};
+  for (const paper of answer.papers) entries[KEY + paper.arxivId] = { p: paper, t };
+  for (const id of answer.notFound) entries[KEY + id] = { p: null, t };
+  if (Object.keys(entries).length) await ctx.cache.set(entries);
+}
+
+export async function sweepCache(ctx) {
+  const all = await ctx.cache.get(null);
+  const now = ctx.now();
+  const stale = Object.keys(all).filter((key) => key.startsWith(KEY) && now - all[key].t > CACHE_TTL_MS);
+  if (stale.length) await ctx.cache.remove(stale);
+  return stale.length;
+}
+
+export async function clearCache(ctx) {
+  const all = await ctx.cache.get(null);
+  const keys = Object.keys(all).filter((key) => key.startsWith(KEY));
+  if (keys.length) await ctx.cache.remove(keys);
+}
+
+// The server answers again: deliver the saves that waited for it.
+async function deliverWaiting(ctx) {
+  const { queue } = await ctx.local.get('queue');
+  if (queue.length) await flushQueue(ctx);
+}
+
+export async function lookupPapers(ctx, { ids }) {
+  const wanted = [...new Set((Array.isArray(ids) ? ids : []).filter((id) => typeof id === 'string'))].slice(0, MAX_IDS);
+  const { papers, notFound, missing } = await readCache(ctx, wanted);
+  let pending = [];
+  let error = null;
+  // Followed topics older than a few minutes are refetched while the lookup runs.
+  const account = refreshAccount(ctx).catch(() => null);
+  if (missing.length) {
+    try {
+      const answer = await ctx.api.lookup(missing);
+      for (const paper of answer.papers) papers[paper.arxivId] = paper;
+      notFound.push(...answer.notFound);
+      pending = answer.pending;
+      // Neither waits: the page gets its answer first (storing 2,000 papers takes ~100 ms).
+      setTimeout(() => writeCache(ctx, answer).catch(() => {}), 0);
+      deliverWaiting(ctx).catch(() => {});
+    } catch (caught) {
+      error = errorInfo(caught, ctx.now());
+    }
+  }
+  await account;
+  const { server, follows, saved, listingFilter } = await ctx.local.get('server', 'follows', 'saved', 'listingFilter');
+  return {
+    server,
+    papers,
+    pending,
+    notFound,
+    followed: follows.items.map((topic) => topic.slug),
+    saved: wanted.filter((id) => saved[id]?.length),
+    listingFilter,
+    error,
+  };
+}

@@ -1,0 +1,294 @@
+// Content script for arxiv.org abstract, listing, search and HTML pages: reads the ids on the page,
+// asks the service worker for their tags in one message, renders chips in small batches, and keeps
+// them in place when the page re-renders. Nothing here talks to the server directly.
+(() => {
+  const PS = globalThis.Paperscope;
+  if (!PS || PS.started) return;
+  const pageKind = PS.pages.kind(location);
+  if (!pageKind) return;
+  PS.started = true;
+
+  const started = performance.now();
+  const root = document.documentElement;
+  const BATCH = 500;
+  const MAX_POLLS = 8;
+  const QUEUED_REASONS = {
+    'not-connected': 'Queued: connect Paperscope (toolbar button) to deliver it',
+    'token-expired': 'Queued: your Paperscope token expired; reconnect to deliver it',
+  };
+  const state = {
+    server: null,
+    followed: new Set(),
+    saved: new Set(),
+    papers: new Map(),
+    pending: new Set(),
+    notFound: new Set(),
+    error: null,
+    filter: 'all',
+    polls: 0,
+    hoverId: null,
+    picker: null,
+    ids: new Set(), // every paper id seen on the page
+    followedIds: new Set(), // those in a followed topic, as last rendered
+  };
+
+  // Always resolves: {ok, result} or {ok: false, error}. A stopped or reloaded extension, a slow
+  // worker or a strange answer never throws into the page.
+  function ask(type, payload, timeoutMs = 20000) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve({ ok: false, error: { kind: 'timeout' } }), timeoutMs);
+      const done = (answer) => {
+        clearTimeout(timer);
+        resolve(answer && typeof answer === 'object' && 'ok' in answer ? answer : { ok: false, error: { kind: 'garbage' } });
+      };
+      try {
+        chrome.runtime.sendMessage({ type, payload }).then(done, (error) => done({ ok: false, error: { kind: 'extension', detail: String(error) } }));
+      } catch (error) {
+        done({ ok: false, error: { kind: 'extension', detail: String(error) } });
+      }
+    });
+  }
+
+  const pause = () => (globalThis.scheduler?.yield ? globalThis.scheduler.yield() : new Promise((resolve) => setTimeout(resolve, 0)));
+  const unique = (ids) => [...new Set(ids)];
+  const findEntries = () => PS.pages.entries(document, pageKind, location);
+
+  async function lookup(ids) {
+    for (const id of ids) state.ids.add(id);
+    const answer = await ask('papers/lookup', { ids });
+    if (!answer.ok || !answer.result || typeof answer.result.papers !== 'object') {
+      state.error = answer.error ?? { kind: 'garbage' };
+      return;
+    }
+    const result = answer.result;
+    state.error = result.error ?? null;
+    state.server = result.server;
+    state.followed = new Set(Array.isArray(result.followed) ? result.followed : []);
+    state.filter = result.listingFilter ?? state.filter;
+    for (const id of result.saved ?? []) state.saved.add(id);
+    for (const [id, paper] of Object.entries(result.papers)) {
+      state.papers.set(id, paper);
+      state.pending.delete(id);
+    }
+    for (const id of result.pending ?? []) state.pending.add(id);
+    for (const id of result.notFound ?? []) {
+      state.notFound.add(id);
+      state.pending.delete(id);
+    }
+  }
+
+  function viewFor(id) {
+    const view = PS.model.forPaper(state.papers.get(id), {
+      server: state.server,
+      followed: state.followed,
+      pending: state.pending.has(id),
+      notFound: state.notFound.has(id),
+      error: state.error,
+    });
+    // On listings one toolbar line reports an outage instead of one note per entry.
+    if (view.state === 'error' && pageKind !== 'abs' && pageKind !== 'html') view.state = 'quiet';
+    return view;
+  }
+
+  function renderEntry(entry) {
+    const view = viewFor(entry.id);
+    const bar = PS.render.bar(document, entry);
+    PS.render.fill(document, bar, view);
+    const button = PS.render.saveButton(document, entry, bar);
+    if (!button.dataset.state || button.dataset.state === 'idle') PS.render.setSaveState(button, state.saved.has(entry.id) ? 'saved' : 'idle');
+    if (view.followed) state.followedIds.add(entry.id);
+    else state.followedIds.delete(entry.id);
+    for (const node of entry.box) {
+      if (!node.classList.contains('paperscope-entry')) node.classList.add('paperscope-entry');
+      if (node.classList.contains('paperscope-followed') !== view.followed) node.classList.toggle('paperscope-followed', view.followed);
+      if (node.dataset.paperscopeEntry !== entry.id) node.dataset.paperscopeEntry = entry.id;
+    }
+  }
+
+  // The entries in view first: found by bisection, a dozen layout reads on a clean layout.
+  function fromViewport(entries) {
+    if (entries.length <= BATCH) return entries;
+    let low = 0;
+    let high = entries.length - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (entries[middle].after.getBoundingClientRect().bottom < 0) low = middle + 1;
+      else high = middle;
+    }
+    return low ? [...entries.slice(low), ...entries.slice(0, low)] : entries;
+  }
+
+  async function renderAll(all) {
+    const entries = fromViewport(all);
+    for (let start = 0; start < entries.length; start += BATCH) {
+      if (start) await pause();
+      for (const entry of entries.slice(start, start + BATCH)) renderEntry(entry);
+      // Lay this batch out now, inside its own short task: left to the next frame, the layout of
+      // many batches piles up into one long task on a big listing.
+      if (entries.length > BATCH) void root.offsetHeight;
+    }
+    updateToolbar();
+    root.dataset.paperscope = state.error && !state.papers.size ? 'error' : state.pending.size ? 'pending' : 'ready';
+  }
+
+  // Papers being fetched by the server (and a server that did not answer) are asked about again,
+  // less and less often.
+  function schedulePoll() {
+    if (state.polls >= MAX_POLLS) return;
+    const waiting = unique(findEntries().map((entry) => entry.id)).filter((id) => state.pending.has(id) || (state.error && !state.papers.has(id) && !state.notFound.has(id)));
+    if (!waiting.length) return;
+    const delay = Math.min(2000 * 2 ** state.polls, 30000);
+    state.polls += 1;
+    setTimeout(async () => {
+      await lookup(waiting);
+      await renderAll(findEntries().filter((entry) => waiting.includes(entry.id)));
+      schedulePoll();
+    }, delay);
+  }
+
+  // --- Save ------------------------------------------------------------------------------------
+  const buttonsFor = (id) => [...document.querySelectorAll('button.paperscope-save')].filter((button) => button.dataset.paperscopeId === id);
+
+  function showSave(id, status, detail) {
+    for (const button of buttonsFor(id)) PS.render.setSaveState(button, status, detail);
+  }
+
+  async function save(id) {
+    const buttons = buttonsFor(id);
+    if (buttons.some((button) => button.dataset.state === 'busy')) return;
+    const listId = state.picker?.isConnected && state.picker.value ? state.picker.value : null;
+    showSave(id, 'busy');
+    const answer = await ask('papers/save', { arxivId: id, listId }, 60000);
+    const result = answer.result ?? {};
+    if (!answer.ok || result.status === 'failed') return showSave(id, 'failed', `Not saved: ${answer.error?.detail ?? result.error ?? 'no answer'}`);
+    if (result.status === 'queued') return showSave(id, 'queued', QUEUED_REASONS[result.reason] ?? 'Queued: the server did not answer; it will be delivered when it is back');
+    state.saved.add(id);
+    showSave(id, 'saved');
+  }
+
+  async function unsave(id) {
+    showSave(id, 'busy');
+    const answer = await ask('papers/unsave', { arxivId: id }, 60000);
+    if (!answer.ok) return showSave(id, 'saved', `Not removed: ${answer.error?.detail ?? 'no answer'}`);
+    state.saved.delete(id);
+    showSave(id, answer.result?.status === 'queued' ? 'queued' : 'idle');
+  }
+
+  function currentPaperId() {
+    const focused = document.activeElement?.closest?.('[data-paperscope-entry]');
+    if (focused) return focused.dataset.paperscopeEntry;
+    if (state.hoverId) return state.hoverId;
+    const single = pageKind === 'abs' || pageKind === 'html' ? findEntries()[0] : null;
+    return single?.id ?? null;
+  }
+
+  document.addEventListener('click', (event) => {
+    const button = event.target.closest?.('button.paperscope-save');
+    if (!button) return;
+    event.preventDefault();
+    const id = button.dataset.paperscopeId;
+    if (button.dataset.state === 'saved') unsave(id);
+    else save(id);
+  });
+  document.addEventListener('mouseover', (event) => {
+    state.hoverId = event.target.closest?.('[data-paperscope-entry]')?.dataset.paperscopeEntry ?? null;
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.defaultPrevented || !PS.model.isSaveKey(event)) return;
+    const id = currentPaperId();
+    if (!id) return;
+    event.preventDefault();
+    save(id);
+  });
+
+  async function loadLists() {
+    const button = buttonsFor(findEntries()[0]?.id)[0];
+    if (!button) return;
+    const answer = await ask('lists/get', {});
+    if (!answer.ok || !Array.isArray(answer.result?.lists)) return;
+    state.picker = PS.render.listPicker(document, button, answer.result.lists, answer.result.defaultList);
+  }
+
+  // --- Listing toolbar: highlight, dim or hide papers outside followed topics ----------------------
+  function applyFilter(mode) {
+    root.classList.toggle('paperscope-filter-dim', mode === 'dim');
+    root.classList.toggle('paperscope-filter-only', mode === 'only');
+  }
+
+  function updateToolbar() {
+    if (pageKind !== 'listing' && pageKind !== 'search') return;
+    const anchor = document.querySelector('#dlpage > h1') ?? document.querySelector('h1');
+    if (!anchor) return;
+    const toolbar = PS.render.toolbar(document, anchor, (mode) => {
+      state.filter = mode;
+      applyFilter(mode);
+      chrome.storage.local.set({ listingFilter: mode }).catch(() => {});
+      updateToolbar();
+    });
+    const ids = [...state.ids];
+    const followedCount = state.followedIds.size;
+    const status = state.error && !state.papers.size ? `server unreachable (${state.error.kind}); tags will appear when it answers` : null;
+    PS.render.setToolbar(toolbar, { mode: state.filter, followedCount, total: ids.length, status });
+    applyFilter(state.filter);
+  }
+
+  // --- Keep chips in place when the page re-renders (MathJax, arXiv's own scripts) --------------
+  const ours = (node) => node.nodeType !== 1 || /(^|\s)paperscope-/.test(node.className ?? '');
+  let ensureTimer = null;
+
+  function relevant(record) {
+    if (record.type !== 'childList') return false;
+    const target = record.target;
+    if (target.closest?.('.mathjax, .MathJax, .paperscope-bar, .paperscope-toolbar, .paperscope-save-group')) return false;
+    return [...record.addedNodes, ...record.removedNodes].some((node) => !ours(node));
+  }
+
+  async function ensureAll() {
+    ensureTimer = null;
+    const entries = findEntries();
+    const known = (id) => state.papers.has(id) || state.pending.has(id) || state.notFound.has(id);
+    const fresh = unique(entries.map((entry) => entry.id)).filter((id) => !known(id));
+    if (fresh.length) await lookup(fresh);
+    const missing = entries.filter((entry) => fresh.includes(entry.id) || !entry.after.nextElementSibling?.classList.contains('paperscope-bar'));
+    if (missing.length) await renderAll(missing);
+  }
+
+  new MutationObserver((records) => {
+    if (ensureTimer === null && records.some(relevant)) ensureTimer = setTimeout(ensureAll, 100);
+  }).observe(document.body ?? root, { childList: true, subtree: true });
+
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area !== 'local') return;
+    if (changes.saved) {
+      const saved = changes.saved.newValue ?? {};
+      for (const button of document.querySelectorAll('button.paperscope-save[data-state="queued"]')) {
+        if (saved[button.dataset.paperscopeId]?.length) PS.render.setSaveState(button, 'saved');
+      }
+    }
+    if (changes.listingFilter && changes.listingFilter.newValue !== state.filter) {
+      state.filter = changes.listingFilter.newValue;
+      updateToolbar();
+    }
+  });
+
+  async function start() {
+    root.dataset.paperscope = 'loading';
+    root.dataset.paperscopeStart = started.toFixed(1);
+    const entries = findEntries();
+    if (!entries.length) {
+      root.dataset.paperscope = 'empty';
+      return;
+    }
+    await lookup(unique(entries.map((entry) => entry.id)));
+    root.dataset.paperscopeLookupMs = (performance.now() - started).toFixed(1);
+    await renderAll(entries);
+    root.dataset.paperscopeMs = (performance.now() - started).toFixed(1);
+    if (pageKind === 'abs' || pageKind === 'html') loadLists();
+    schedulePoll();
+  }
+
+  start().catch((error) => {
+    root.dataset.paperscope = 'error';
+    console.warn('Paperscope:', error);
+  });
+})();

@@ -1,0 +1,47 @@
+// arXiv ids as they appear in arxiv.org URLs and link text (ARXIV_PAGES.md section 1).
+// Classic script: shares the Paperscope namespace with the other content scripts.
+(() => {
+  const PS = (globalThis.Paperscope ??= {});
+  if (PS.ids) return;
+
+  const NEW_STYLE = /^(\d{4}\.\d{4,5})(?:v(\d+))?$/;
+  const OLD_STYLE = /^([a-z]+(?:-[a-z]+)*)(?:\.[A-Z]{2})?\/(\d{7})(?:v(\d+))?$/;
+
+  // "arXiv:2101.10016v3", "hep-th/9901001", "math.AG/0202001v2" -> {id, version}; null otherwise.
+  function parse(raw) {
+    let text = String(raw ?? '').trim().replace(/^arxiv:/i, '');
+    text = text.replace(/%2F/gi, '/');
+    const fresh = NEW_STYLE.exec(text);
+    if (fresh) return { id: fresh[1], version: fresh[2] ? Number(fresh[2]) : null };
+    const old = OLD_STYLE.exec(text);
+    if (old) return { id: `${old[1]}/${old[2]}`, version: old[3] ? Number(old[3]) : null };
+    return null;
+  }
+
+  // "/abs/hep-th/9901001v2", "/html/2403.10561v1/" -> {id, version}. Old-style ids keep their slash.
+  function fromPath(pathname) {
+    const rest = String(pathname ?? '').replace(/^\/(abs|html|pdf)\//, '');
+    const parts = rest.split('/').map((part) => {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        return part;
+      }
+    });
+    return parse(parts[0]) ?? parse(`${parts[0]}/${parts[1] ?? ''}`);
+  }
+
+  // Any link to an abstract page, relative or absolute, on arxiv.org.
+  function fromHref(href, base = 'https://arxiv.org/') {
+    let url;
+    try {
+      url = new URL(href, base);
+    } catch {
+      return null;
+    }
+    if (!/(^|\.)arxiv\.org$/.test(url.hostname) || !url.pathname.startsWith('/abs/')) return null;
+    return fromPath(url.pathname);
+  }
+
+  PS.ids = { parse, fromPath, fromHref };
+})();

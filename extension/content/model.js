@@ -1,0 +1,72 @@
+// What to show for one paper, as plain data: the DOM side (render.js) only copies it into nodes.
+(() => {
+  const PS = (globalThis.Paperscope ??= {});
+  if (PS.model) return;
+
+  const MAX_CHIPS = 6;
+
+  function safeServer(server) {
+    try {
+      const url = new URL(server);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin + url.pathname.replace(/\/+$/, '') : null;
+    } catch {
+      return null;
+    }
+  }
+
+  function topicUrl(server, slug) {
+    const base = safeServer(server);
+    return base ? `${base}/topics/${encodeURIComponent(slug)}/` : null;
+  }
+
+  function isFollowed(tag, followed) {
+    return followed.has(tag.slug) || (tag.area !== null && followed.has(tag.area));
+  }
+
+  function chipTitle(tag) {
+    const parts = [tag.name];
+    if (tag.area) parts.push(`area: ${tag.area}`);
+    if (typeof tag.score === 'number') parts.push(`score ${tag.score.toFixed(2)}`);
+    return parts.join(' · ');
+  }
+
+  // -> {state: 'tagged'|'untagged'|'pending'|'unknown'|'error', chips, more, followed}
+  function forPaper(paper, { server, followed = new Set(), pending = false, notFound = false, error = null, maxChips = MAX_CHIPS }) {
+    if (!paper) {
+      const state = pending ? 'pending' : notFound ? 'unknown' : error ? 'error' : 'pending';
+      return { state, chips: [], more: 0, followed: false };
+    }
+    const tags = paper.tags ?? [];
+    const chips = tags.slice(0, maxChips).map((tag) => ({
+      text: tag.name,
+      href: topicUrl(server, tag.slug),
+      title: chipTitle(tag),
+      slug: tag.slug,
+      followed: isFollowed(tag, followed),
+    }));
+    return {
+      state: tags.length ? 'tagged' : 'untagged',
+      chips,
+      more: Math.max(0, tags.length - maxChips),
+      followed: tags.some((tag) => isFollowed(tag, followed)),
+    };
+  }
+
+  const STATUS_TEXT = {
+    pending: 'tagging…',
+    untagged: 'no topics yet',
+    unknown: 'not on Paperscope',
+    error: 'Paperscope unavailable',
+  };
+
+  // Keys that belong to the page or the browser: typing, modifiers, IME composition.
+  function isSaveKey(event) {
+    if (event.key !== 's' || event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return false;
+    const target = event.target;
+    if (!target || target.isContentEditable) return false;
+    const tag = String(target.tagName ?? '').toUpperCase();
+    return !['INPUT', 'TEXTAREA', 'SELECT'].includes(tag);
+  }
+
+  PS.model = { forPaper, topicUrl, safeServer, isSaveKey, STATUS_TEXT, MAX_CHIPS };
+})();

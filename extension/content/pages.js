@@ -1,0 +1,73 @@
+// Where the papers are on each kind of arxiv.org page, and where their chips and Save go
+// (ARXIV_PAGES.md sections 2-5). Never inside .mathjax elements: MathJax rewrites those.
+(() => {
+  const PS = (globalThis.Paperscope ??= {});
+  if (PS.pages) return;
+
+  function kind(loc) {
+    const path = loc.pathname;
+    if (path.startsWith('/abs/')) return 'abs';
+    if (path.startsWith('/list/') || path.startsWith('/a/')) return 'listing';
+    if (path.startsWith('/html/')) return 'html';
+    if (path.startsWith('/search')) return 'search';
+    return null;
+  }
+
+  // An entry: {id, version, box (the elements that make up the paper), after (chips go right after
+  // it), saveIn (the Save control is appended to it, or null: it goes in the chips bar)}.
+  function entry(parsed, box, after, saveIn) {
+    return parsed && after ? { id: parsed.id, version: parsed.version, box, after, saveIn } : null;
+  }
+
+  function absEntry(doc, loc) {
+    const parsed = PS.ids.fromPath(loc.pathname) ?? PS.ids.parse(doc.querySelector('meta[name="citation_arxiv_id"]')?.content);
+    const abs = doc.querySelector('#abs') ?? doc.querySelector('#content');
+    const after = abs?.querySelector('h1.title') ?? abs?.querySelector('div.authors') ?? abs?.firstElementChild;
+    return entry(parsed, [abs], after, null);
+  }
+
+  // dt/dd pairs: listing pages, author pages, and conference indexes inside /html/ pages.
+  function listingEntries(root) {
+    const out = [];
+    for (const link of root.querySelectorAll('dt a[title="Abstract"], dt > a[href*="/abs/"]:not([title])')) {
+      const dt = link.closest('dt');
+      const dd = dt.nextElementSibling?.tagName === 'DD' ? dt.nextElementSibling : null;
+      const parsed = PS.ids.fromHref(link.getAttribute('href'), root.baseURI ?? undefined) ?? PS.ids.parse(link.id);
+      const meta = dd?.querySelector('div.meta') ?? dd;
+      const after = meta?.querySelector('div.list-subjects') ?? meta?.querySelector('div.list-authors') ?? meta?.lastElementChild;
+      const found = entry(parsed, [dt, dd].filter(Boolean), after, dt);
+      if (found) out.push(found);
+    }
+    return out;
+  }
+
+  function searchEntries(root) {
+    const out = [];
+    for (const item of root.querySelectorAll('li.arxiv-result')) {
+      const link = item.querySelector('p.list-title a[href*="/abs/"]') ?? item.querySelector('a[href*="/abs/"]');
+      const parsed = link && PS.ids.fromHref(link.getAttribute('href'));
+      const after = item.querySelector('p.authors') ?? item.querySelector('p.title');
+      const found = entry(parsed, [item], after, item.querySelector('p.list-title'));
+      if (found) out.push(found);
+    }
+    return out;
+  }
+
+  function htmlEntries(doc, loc) {
+    const entries = listingEntries(doc);
+    const title = doc.querySelector('h1.ltx_title_document');
+    const after = title ?? (entries.length ? null : doc.querySelector('body > h1') ?? doc.body?.firstElementChild);
+    const page = entry(PS.ids.fromPath(loc.pathname), [title?.closest('article') ?? doc.body], after, null);
+    return page ? [page, ...entries] : entries;
+  }
+
+  function entries(doc, pageKind, loc) {
+    if (pageKind === 'abs') return [absEntry(doc, loc)].filter(Boolean);
+    if (pageKind === 'listing') return listingEntries(doc.querySelector('#dlpage') ?? doc);
+    if (pageKind === 'search') return searchEntries(doc);
+    if (pageKind === 'html') return htmlEntries(doc, loc);
+    return [];
+  }
+
+  PS.pages = { kind, entries };
+})();

@@ -1,0 +1,137 @@
+// DOM for chips, Save buttons and the listing toolbar. Server text goes in through textContent and
+// attribute values only, never as HTML.
+(() => {
+  const PS = (globalThis.Paperscope ??= {});
+  if (PS.render) return;
+
+  function el(doc, tag, className, text) {
+    const node = doc.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // The chips bar that follows entry.after, made once per entry and found again after re-renders.
+  function bar(doc, entry) {
+    const next = entry.after.nextElementSibling;
+    if (next?.classList.contains('paperscope-bar') && next.dataset.paperscopeId === entry.id) return next;
+    const node = el(doc, 'div', 'paperscope-bar');
+    node.dataset.paperscopeId = entry.id;
+    node.append(el(doc, 'span', 'paperscope-chips'));
+    entry.after.after(node);
+    return node;
+  }
+
+  function chip(doc, view) {
+    const link = el(doc, view.href ? 'a' : 'span', `paperscope-chip${view.followed ? ' paperscope-chip--followed' : ''}`);
+    if (view.href) {
+      link.href = view.href;
+      link.target = '_blank';
+      link.rel = 'noopener noreferrer';
+    }
+    link.title = view.title;
+    link.dataset.slug = view.slug;
+    if (view.followed) {
+      const mark = el(doc, 'span', 'paperscope-follow-mark', '★');
+      mark.setAttribute('aria-label', 'followed topic');
+      link.append(mark);
+    }
+    link.append(doc.createTextNode(view.text));
+    return link;
+  }
+
+  function fill(doc, barNode, view) {
+    const holder = barNode.querySelector('.paperscope-chips');
+    const nodes = view.chips.map((item) => chip(doc, item));
+    if (view.more) nodes.push(el(doc, 'span', 'paperscope-more', `+${view.more}`));
+    const status = PS.model.STATUS_TEXT[view.state];
+    if (status) nodes.push(el(doc, 'span', `paperscope-status paperscope-status--${view.state}`, status));
+    holder.replaceChildren(...nodes);
+    barNode.dataset.state = view.state;
+  }
+
+  function saveButton(doc, entry, barNode) {
+    const home = entry.saveIn ?? barNode;
+    const found = home.querySelector(':scope > .paperscope-save-group');
+    if (found?.dataset.paperscopeId === entry.id) return found.querySelector('button');
+    const group = el(doc, 'span', 'paperscope-save-group');
+    group.dataset.paperscopeId = entry.id;
+    const button = el(doc, 'button', 'paperscope-save', 'Save');
+    button.type = 'button';
+    button.dataset.paperscopeId = entry.id;
+    button.title = 'Save to your Paperscope reading list (s)';
+    group.append(button);
+    home.append(group);
+    return button;
+  }
+
+  const SAVE_LABELS = {
+    idle: ['Save', 'Save to your Paperscope reading list (s)'],
+    busy: ['Saving…', ''],
+    saved: ['Saved ✓', 'Saved to your reading list; click to remove it'],
+    queued: ['Queued', 'Kept in the browser; delivered when the server answers'],
+    failed: ['Save failed', ''],
+  };
+
+  function setSaveState(button, state, detail) {
+    const [text, title] = SAVE_LABELS[state] ?? SAVE_LABELS.idle;
+    button.textContent = text;
+    button.title = detail || title;
+    button.dataset.state = state;
+    button.disabled = state === 'busy';
+  }
+
+  // A list picker beside a single paper's Save button (abs and HTML pages).
+  function listPicker(doc, button, lists, selected) {
+    const group = button.parentElement;
+    let select = group.querySelector('select.paperscope-list');
+    if (!lists.length) {
+      select?.remove();
+      return null;
+    }
+    if (!select) {
+      select = el(doc, 'select', 'paperscope-list');
+      select.setAttribute('aria-label', 'Reading list');
+      group.append(select);
+    }
+    select.replaceChildren(
+      ...lists.map((list) => {
+        const option = el(doc, 'option', '', list.name);
+        option.value = String(list.id);
+        option.selected = String(list.id) === String(selected);
+        return option;
+      }),
+    );
+    return select;
+  }
+
+  const FILTERS = [
+    ['all', 'All papers'],
+    ['dim', 'Dim the rest'],
+    ['only', 'Only followed topics'],
+  ];
+
+  function toolbar(doc, anchor, onChange) {
+    let node = doc.querySelector('.paperscope-toolbar');
+    if (node) return node;
+    node = el(doc, 'div', 'paperscope-toolbar');
+    node.append(el(doc, 'span', 'paperscope-toolbar-label', 'Paperscope'));
+    for (const [mode, label] of FILTERS) {
+      const button = el(doc, 'button', 'paperscope-filter', label);
+      button.type = 'button';
+      button.dataset.mode = mode;
+      button.addEventListener('click', () => onChange(mode));
+      node.append(button);
+    }
+    node.append(el(doc, 'span', 'paperscope-toolbar-status'));
+    anchor.after(node);
+    return node;
+  }
+
+  function setToolbar(node, { mode, followedCount, total, status }) {
+    for (const button of node.querySelectorAll('.paperscope-filter')) button.setAttribute('aria-pressed', String(button.dataset.mode === mode));
+    node.querySelector('.paperscope-toolbar-status').textContent = status ?? `${followedCount} of ${total} in topics you follow`;
+  }
+
+  PS.render = { bar, fill, saveButton, setSaveState, listPicker, toolbar, setToolbar };
+})();

@@ -1,0 +1,20 @@
+// Message types between the content scripts, popup, options and the service worker.
+// Content scripts are classic scripts and cannot import this file: they spell the same strings,
+// and test/messages.test.js checks that every string they send is listed here.
+
+export const MSG = Object.freeze({
+  LOOKUP: 'papers/lookup', // {ids} -> {papers, pending, notFound, followed, saved, server}
+  SAVE: 'papers/save', // {arxivId, listId?, note?} -> {status: 'saved'|'queued', saveId}
+  UNSAVE: 'papers/unsave', // {arxivId, listId?} -> {status}
+  UNDO: 'saves/undo', // {saveId} -> {status}
+  LISTS: 'lists/get', // {} -> {lists, defaultList}
+  STATE: 'state/get', // {} -> connection, queue, recent saves
+  CONNECT: 'auth/connect', // {} -> opens <server>/extension/connect
+  TOKEN: 'auth/token', // {token, server} from the connect page or the options page
+  DISCONNECT: 'auth/disconnect', // {}
+  SET_DEFAULT_LIST: 'lists/set-default', // {listId}
+  SET_SERVER: 'settings/set-server', // {server}
+  FLUSH: 'queue/flush', // {} -> retry waiting saves now
+});
+
+export const ALL_TYPES = Object.freeze(Object.values(MSG));

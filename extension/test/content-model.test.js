@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { loadContentScripts } from './helpers/load-classic.js';
+
+const { model } = loadContentScripts(['model.js']);
+
+const tag = (slug, name, score = 0.5, area = 'ml') => ({ slug, name, area, score, rank: 1 });
+
+describe('content model', () => {
+  it('turns tags into chips that link to topic pages', () => {
+    const view = model.forPaper({ arxivId: '2501.00001', tags: [tag('graph-neural-networks', 'Graph neural networks', 0.873)] }, { server: 'http://127.0.0.1:8000' });
+    assert.equal(view.state, 'tagged');
+    assert.deepEqual({ ...view.chips[0] }, {
+      text: 'Graph neural networks',
+      href: 'http://127.0.0.1:8000/topics/graph-neural-networks/',
+      title: 'Graph neural networks · area: ml · score 0.87',
+      slug: 'graph-neural-networks',
+      followed: false,
+    });
+  });
+
+  it('marks followed topics and their areas', () => {
+    const paper = { tags: [tag('a', 'A'), tag('b', 'B', 0.4, 'cv')] };
+    const view = model.forPaper(paper, { server: 'http://s', followed: new Set(['cv']) });
+    assert.deepEqual(view.chips.map((c) => c.followed), [false, true]);
+    assert.equal(view.followed, true);
+  });
+
+  it('shows at most six chips and counts the rest', () => {
+    const tags = Array.from({ length: 9 }, (_, i) => tag(`t${i}`, `T${i}`));
+    const view = model.forPaper({ tags }, { server: 'http://s' });
+    assert.equal(view.chips.length, 6);
+    assert.equal(view.more, 3);
+  });
+
+  it('names the states without tags', () => {
+    assert.equal(model.forPaper(null, { pending: true }).state, 'pending');
+    assert.equal(model.STATUS_TEXT.pending, 'tagging…');
+    assert.equal(model.forPaper(null, { notFound: true }).state, 'unknown');
+    assert.equal(model.forPaper(null, { error: { kind: 'offline' } }).state, 'error');
+    assert.equal(model.forPaper({ tags: [] }, {}).state, 'untagged');
+  });
+
+  it('never builds a link from a server address that is not http(s)', () => {
+    const view = model.forPaper({ tags: [tag('x', 'X')] }, { server: 'javascript:alert(1)//' });
+    assert.equal(view.chips[0].href, null);
+    assert.equal(model.topicUrl('http://s', '../../admin'), 'http://s/topics/..%2F..%2Fadmin/');
+  });
+
+  it('takes `s` only outside fields and without modifiers', () => {
+    const key = (extra) => ({ key: 's', target: { tagName: 'BODY' }, ...extra });
+    assert.equal(model.isSaveKey(key()), true);
+    assert.equal(model.isSaveKey(key({ target: { tagName: 'INPUT' } })), false);
+    assert.equal(model.isSaveKey(key({ target: { tagName: 'TEXTAREA' } })), false);
+    assert.equal(model.isSaveKey(key({ target: { tagName: 'DIV', isContentEditable: true } })), false);
+    assert.equal(model.isSaveKey(key({ altKey: true })), false);
+    assert.equal(model.isSaveKey(key({ ctrlKey: true })), false);
+    assert.equal(model.isSaveKey(key({ isComposing: true })), false);
+    assert.equal(model.isSaveKey(key({ key: 'S' })), false);
+  });
+});
