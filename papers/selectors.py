@@ -8,16 +8,18 @@ from datetime import date
 from django.db.models import Prefetch, Q, QuerySet
 
 from papers.models import Paper
-from topics.models import PaperTopic
+from topics.models import PaperTopic, Topic
 
 
 def tags_prefetch() -> Prefetch:
-    """Each paper's tags, best first, with their topic in the same query."""
+    """Each paper's tags, best first, with their topics and the topics' areas: one query each,
+    every topic built once however many tags it has (a page of 25 papers has ~100 tags but
+    ~40 distinct topics in ~5 areas; select_related would build 200 topics)."""
     return Prefetch(
         "tags",
         queryset=PaperTopic.objects.filter(topic__active=True)
-        .select_related("topic", "topic__area")
-        .order_by("rank", "-score"),
+        .order_by("rank", "-score")
+        .prefetch_related("topic", "topic__area"),
     )
 
 
@@ -28,6 +30,50 @@ def paper_get(*, arxiv_id: str) -> Paper | None:
 def papers_by_ids(*, arxiv_ids: list[str]) -> dict[str, Paper]:
     papers = Paper.objects.filter(arxiv_id__in=arxiv_ids).prefetch_related(tags_prefetch())
     return {paper.arxiv_id: paper for paper in papers}
+
+
+def paper_lookup_rows(*, arxiv_ids: list[str]) -> dict[str, dict]:
+    """The batch lookup's rows for these canonical ids, by id, in LookupPaperOutput's shape:
+    arxiv_id, version, title, primary_category and the tags best first (slug, name, area,
+    score, rank, source), exactly what papers.apis.lookup_row makes of a paper.
+
+    Built from three narrow queries without model instances: for the extension's 2,000 ids,
+    models with prefetched tags and topics (papers_by_ids) take 5x as long as the rest of the
+    request, most of it building ~10,000 model instances and collecting them again.
+    """
+    rows: dict[str, dict] = {}
+    tags_of: dict[int, list[dict]] = {}
+    papers = Paper.objects.filter(arxiv_id__in=arxiv_ids).values_list(
+        "id", "arxiv_id", "version", "title", "primary_category"
+    )
+    for pk, arxiv_id, version, title, primary_category in papers:
+        tags_of[pk] = []
+        rows[arxiv_id] = {
+            "arxiv_id": arxiv_id,
+            "version": version,
+            "title": title,
+            "primary_category": primary_category,
+            "tags": tags_of[pk],
+        }
+    if not tags_of:
+        return rows
+    tags = list(
+        PaperTopic.objects.filter(paper_id__in=list(tags_of), topic__active=True)
+        .order_by("rank", "-score")
+        .values_list("paper_id", "topic_id", "score", "rank", "source")
+    )
+    topics = {
+        pk: (slug, name, area)
+        for pk, slug, name, area in Topic.objects.filter(
+            id__in={topic_id for _, topic_id, *_ in tags}
+        ).values_list("id", "slug", "name", "area__slug")
+    }
+    for paper_id, topic_id, score, rank, source in tags:
+        slug, name, area = topics[topic_id]
+        tags_of[paper_id].append(
+            dict(slug=slug, name=name, area=area, score=score, rank=rank, source=source)
+        )
+    return rows
 
 
 def category_filter(category: str) -> Q:

@@ -57,6 +57,11 @@ class PaperTopic(models.Model):
     evidence = models.JSONField(default=dict, blank=True)
     model_version = models.CharField(max_length=40, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The paper's announcement date, copied by database triggers whoever writes the row (never
+    # by the application): "newest papers of a topic" is then one range of the index
+    # papertopic_topic_newest_idx on (topic, announced, paper). Migration 0002 has the triggers
+    # and that index (declared per database, so it is not in Meta.indexes).
+    announced = models.DateField(null=True, blank=True, editable=False)
 
     class Meta:
         constraints = [
@@ -128,3 +133,44 @@ class TopicMomentum(models.Model):
     @property
     def share(self) -> float:
         return self.recent_count / self.total_recent if self.total_recent else 0.0
+
+
+class TopicProposal(models.Model):
+    """A candidate new topic found by clustering recent papers the taxonomy covers poorly
+    (issue 4, item 6). A person accepts it in the admin (which creates the Topic and tags the
+    member papers) or rejects it (it is then not proposed again for the same papers)."""
+
+    class Status(models.TextChoices):
+        PROPOSED = "proposed", "proposed"
+        ACCEPTED = "accepted", "accepted"
+        REJECTED = "rejected", "rejected"
+
+    name = models.CharField(max_length=200)
+    parent = models.ForeignKey(
+        Topic,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="child_proposals",
+        help_text="Suggested parent: the existing topic nearest to the cluster's centre.",
+    )
+    phrases = models.JSONField(default=list, blank=True)  # c-TF-IDF 1-3-grams, best first
+    papers = models.ManyToManyField("papers.Paper", related_name="topic_proposals", blank=True)
+    # cohesion, distinct first authors, nearest topics, central titles, categories
+    stats = models.JSONField(default=dict, blank=True)
+    window_start = models.DateField(null=True, blank=True)
+    window_end = models.DateField(null=True, blank=True)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.PROPOSED, db_index=True
+    )
+    accepted_topic = models.ForeignKey(
+        Topic, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.status})"

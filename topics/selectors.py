@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from django.db.models import Max
+from django.conf import settings
+from django.db.models import Count, Max
 
 from topics.models import Topic
 from topics.tagger.taxonomy import TopicSpec
@@ -13,8 +17,12 @@ from topics.tagger.taxonomy import TopicSpec
 if TYPE_CHECKING:  # the engine pulls in numpy and the embedding model: load it only to tag
     from topics.tagger.engine import Tagger
 
-_tagger_lock = threading.Lock()
+_tagger_lock = threading.RLock()
 _tagger_cache: dict[tuple, Tagger] = {}
+
+# What the retrain task stores under the data folder (never in the repository).
+TAGGER_SCORER_FILE = "scorer.json"
+TAGGER_PRIORS_FILE = "priors.json"
 
 
 def topic_specs_active() -> list[TopicSpec]:
@@ -39,19 +47,52 @@ def topic_specs_active() -> list[TopicSpec]:
     ]
 
 
+def tagger_data_dir() -> Path:
+    """Where the retrain task keeps the refitted scorer, priors and cached paper vectors."""
+    return Path(settings.DATA_DIR) / "tagger"
+
+
+def _file_stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
 def tagger_get() -> Tagger:
-    """The process's tagger, rebuilt when a topic was added, edited or retired."""
-    stamp = Topic.objects.filter(active=True).aggregate(changed=Max("modified_at"))["changed"]
-    key = (stamp, Topic.objects.filter(active=True).count())
+    """The process's tagger, rebuilt when a topic was added, edited or retired, or when the
+    retrain task stored a new scorer or new priors. A rebuilt tagger replays the stored feedback
+    (topics.services.feedback.tagger_build); a cached one catches up with newer votes."""
+    row = Topic.objects.filter(active=True).aggregate(changed=Max("modified_at"), n=Count("id"))
+    folder = tagger_data_dir()
+    key = (
+        row["changed"],
+        row["n"],
+        _file_stamp(folder / TAGGER_SCORER_FILE),
+        _file_stamp(folder / TAGGER_PRIORS_FILE),
+    )
+    from topics.services.feedback import tagger_build, tagger_catch_up
+
     with _tagger_lock:
         tagger = _tagger_cache.get(key)
-        if tagger is None:
-            from topics.tagger.engine import Tagger
-
+        if tagger is None or not tagger_catch_up(tagger):
             _tagger_cache.clear()
-            tagger = Tagger(topic_specs_active())
+            tagger = tagger_build()
             _tagger_cache[key] = tagger
     return tagger
+
+
+def tagger_peek() -> Tagger | None:
+    """This process's tagger if one was built already (never builds one)."""
+    with _tagger_lock:
+        return next(iter(_tagger_cache.values()), None)
+
+
+def tagger_reset() -> None:
+    """Forget this process's tagger (tests; the next tagger_get builds a new one)."""
+    with _tagger_lock:
+        _tagger_cache.clear()
 
 
 def topic_list(
@@ -62,14 +103,17 @@ def topic_list(
     if area:
         topics = topics.filter(area__slug=area)
     if query:
+        # Match on the three fields the search reads, then build only the matches in full: a
+        # thousand topics with their area, parent and momentum cost more than the search page.
         needle = query.strip().lower()
-        topics = [
-            t
-            for t in topics
-            if needle in t.name.lower()
-            or needle in t.slug
-            or any(needle in alias.lower() for alias in t.aliases)
+        matched = [
+            pk
+            for pk, name, slug, aliases in topics.values_list("id", "name", "slug", "aliases")
+            if needle in name.lower()
+            or needle in slug
+            or any(needle in alias.lower() for alias in aliases)
         ]
+        topics = list(topics.filter(id__in=matched)) if matched else []
     else:
         topics = list(topics)
     if sort == "momentum":
@@ -106,7 +150,11 @@ def _decorate(topic: Topic) -> Topic:
 
 def topic_get(*, slug: str) -> Topic | None:
     """One topic with everything its page shows: ancestors, children, weekly series, related."""
-    topic = Topic.objects.select_related("area", "parent").filter(slug=slug, active=True).first()
+    topic = (
+        Topic.objects.select_related("area", "parent", "parent__parent", "momentum")
+        .filter(slug=slug, active=True)
+        .first()
+    )
     if topic is None:
         return None
     _decorate(topic)
@@ -142,24 +190,29 @@ def topic_weekly_series(*, topic: Topic) -> list[dict]:
 
 def topic_related(*, topic: Topic, limit: int = 8, sample: int = 400) -> list[Topic]:
     """Topics that most often share a paper with this one, over its latest `sample` papers
-    (bounded, so a page never aggregates the whole corpus). Ancestors and areas are left out."""
-    from django.db.models import Count
+    (bounded, so a page never aggregates the whole corpus). Ancestors and areas are left out.
+
+    The latest papers are one range of the index on (topic, announced, paper), whatever the
+    topic's size; their other tags come by paper id."""
+    from django.db.models import Count, F
 
     from topics.models import PaperTopic
 
-    recent_papers = (
+    recent_papers = list(
         PaperTopic.objects.filter(topic=topic)
-        .order_by("-paper__announced", "-paper_id")
+        .order_by(F("announced").desc(nulls_last=True), "-paper_id")
         .values_list("paper_id", flat=True)[:sample]
     )
+    if not recent_papers:
+        return []
     excluded = {topic.id, *(a.id for a in getattr(topic, "ancestors", []))}
     rows = (
-        PaperTopic.objects.filter(paper_id__in=list(recent_papers), topic__active=True)
+        PaperTopic.objects.filter(paper_id__in=recent_papers, topic__active=True)
         .exclude(topic_id__in=excluded)
         .exclude(topic__parent__isnull=True)
         .values("topic_id")
-        .annotate(n=Count("id"))
-        .order_by("-n")[:limit]
+        .annotate(n=Count("*"))  # not Count("id"): (paper, topic) alone is an index-only scan
+        .order_by("-n", "topic__position", "topic_id")[:limit]
     )
     ids = [row["topic_id"] for row in rows]
     by_id = Topic.objects.in_bulk(ids)
@@ -169,4 +222,76 @@ def topic_related(*, topic: Topic, limit: int = 8, sample: int = 400) -> list[To
 def topic_paper_list(*, topic: Topic):
     from papers.selectors import paper_list
 
-    return paper_list(topic_slug=topic.slug)
+    return paper_list().filter(tags__topic=topic)
+
+
+# --- feedback ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FeedbackVerdict:
+    """What people said about one topic on one paper, over everyone's latest votes."""
+
+    confirm: bool  # True: the topic applies (confirm/add win); False: rejected
+    added: bool  # someone added it (the tagger had missed it): a strong positive
+    votes: int
+    last_id: int  # the newest vote's row id
+
+
+def feedback_verdicts(
+    *,
+    paper_ids: Iterable[int] | None = None,
+    pairs: Iterable[tuple[int, int]] | None = None,
+    limit: int | None = None,
+) -> dict[tuple[int, int], FeedbackVerdict]:
+    """Net verdict per (paper id, topic id): confirm if more people confirmed or added than
+    rejected, rejected if more rejected; a tie goes to the newest vote. Restricted to some papers
+    or (paper, topic) pairs, or to the newest ``limit`` votes."""
+    from topics.models import TagFeedback
+
+    rows = TagFeedback.objects.order_by("-id")
+    wanted = None
+    if pairs is not None:
+        wanted = {(int(p), int(t)) for p, t in pairs}
+        if not wanted:
+            return {}
+        rows = rows.filter(paper_id__in={p for p, _ in wanted}, topic_id__in={t for _, t in wanted})
+    if paper_ids is not None:
+        ids = set(paper_ids)
+        if not ids:
+            return {}
+        rows = rows.filter(paper_id__in=ids)
+    values = rows.values_list("id", "paper_id", "topic_id", "vote")
+    if limit is not None:
+        values = values[:limit]
+    tally: dict[tuple[int, int], list] = {}  # pair -> [positive, negative, added, last id, last]
+    for row_id, paper_id, topic_id, vote in values:
+        pair = (paper_id, topic_id)
+        if wanted is not None and pair not in wanted:
+            continue
+        entry = tally.get(pair)
+        if entry is None:  # rows come newest first
+            entry = tally[pair] = [0, 0, False, row_id, vote]
+        if vote == TagFeedback.Vote.REJECT:
+            entry[1] += 1
+        else:
+            entry[0] += 1
+            entry[2] = entry[2] or vote == TagFeedback.Vote.ADD
+    out = {}
+    for pair, (pos, neg, added, last_id, last_vote) in tally.items():
+        confirm = pos > neg if pos != neg else last_vote != TagFeedback.Vote.REJECT
+        out[pair] = FeedbackVerdict(confirm, added and confirm, pos + neg, last_id)
+    return out
+
+
+def topic_descendant_ids(topic_ids: Iterable[int]) -> set[int]:
+    """Every active or retired topic below these (not the topics themselves)."""
+    children: dict[int, list[int]] = {}
+    for topic_id, parent_id in Topic.objects.exclude(parent=None).values_list("id", "parent_id"):
+        children.setdefault(parent_id, []).append(topic_id)
+    out: set[int] = set()
+    stack = list(topic_ids)
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in out:
+                out.add(child)
+                stack.append(child)
+    return out

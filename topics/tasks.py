@@ -20,3 +20,28 @@ def topic_stats_task() -> int:
     from topics.services.stats import topic_stats_recompute
 
     return topic_stats_recompute()
+
+
+@shared_task(name="topics.retrain_tagger", acks_late=True)
+def retrain_tagger_task(force: bool = False) -> str:
+    """Refit and recalibrate the scorer and refresh the priors when enough new judgements
+    arrived (on the beat schedule; ``force`` refits anyway)."""
+    from topics.services.retrain import tagger_retrain
+
+    return tagger_retrain(force=force).summary()
+
+
+@shared_task(name="topics.retag_topics", acks_late=True)
+def retag_topics_task(topic_ids: list[int], edited_at: str | None = None) -> int:
+    """Re-tag the papers a topic edit may change (queued by topics.signals after the commit)."""
+    from topics.services.retagging import topics_retag
+
+    return topics_retag(topic_ids=topic_ids, edited_at=edited_at)
+
+
+@shared_task(name="topics.propose_topics", acks_late=True)
+def propose_topics_task() -> int:
+    """Weekly: cluster recent, poorly covered papers into new-topic proposals for the admin."""
+    from topics.services.proposals import topic_proposals_create
+
+    return len(topic_proposals_create().proposals)

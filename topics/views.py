@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.db.models import F, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from papers import views as paper_views
 from papers.selectors import paper_list
-from papers.views import BadPageRequest, bad_request_page, newest_first_page
+from papers.views import (
+    BadPageRequest,
+    PaperPage,
+    bad_request_page,
+    cursor_decode,
+    newest_first_page,
+)
 from topics.charts import sparkline, weekly_bar_chart
 from topics.models import PaperTopic, Topic, TopicWeek
 from topics.selectors import topic_get, topic_list, topic_paper_list
@@ -83,13 +91,33 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _topic_papers_page(topic: Topic, cursor: str | None) -> PaperPage:
+    """One newest-first page of the topic's papers. The page's paper ids (and one more, to know
+    whether there is a next page) are one range of the index on (topic, announced, paper);
+    newest_first_page then loads, orders and pages just those, so a topic with 100,000 papers
+    costs what one with 30 does."""
+    ordered = PaperTopic.objects.filter(topic=topic).order_by(
+        F("announced").desc(nulls_last=True), "-paper_id"
+    )
+    if cursor:
+        day, pk = cursor_decode(cursor)
+        if day is None:
+            ordered = ordered.filter(announced__isnull=True, paper_id__lt=pk)
+        else:
+            ordered = ordered.filter(
+                Q(announced__lt=day) | Q(announced=day, paper_id__lt=pk) | Q(announced__isnull=True)
+            )
+    ids = list(ordered.values_list("paper_id", flat=True)[: paper_views.PAGE_SIZE + 1])
+    return newest_first_page(topic_paper_list(topic=topic).filter(id__in=ids), cursor)
+
+
 @require_safe
 def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
     topic = topic_get(slug=slug)
     if topic is None:
         raise Http404(f"There is no topic “{slug}”.")
     try:
-        page = newest_first_page(topic_paper_list(topic=topic), request.GET.get("cursor"))
+        page = _topic_papers_page(topic, request.GET.get("cursor"))
     except BadPageRequest as error:
         return bad_request_page(request, error)
     try:

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from papers.models import Paper
 from topics.models import PaperTopic, Topic
-from topics.selectors import tagger_get
+from topics.selectors import feedback_verdicts, tagger_get
 from topics.tagger.engine import PaperInput
 
 logger = logging.getLogger(__name__)
@@ -32,7 +32,11 @@ def papers_tag(*, paper_ids: Iterable[int]) -> int:
     """Compute and store the model's tags for these papers, in batches; returns papers tagged.
 
     Tags people gave or curated (source user/curated) are kept; the model's own are replaced,
-    so running it twice leaves the same rows. Papers deleted since they were queued are skipped.
+    so running it twice leaves the same rows. Rejections are honoured: a topic people rejected
+    on a paper (net over everyone's votes) is not tagged again, nor are the topics below it, and
+    a user tag the vote went against is removed (curated tags stay). The ancestors of kept tags
+    are tagged too, and ranks run over all of a paper's tags. Papers deleted since they were
+    queued are skipped.
     """
     ids = sorted(set(paper_ids))
     tagged = 0
@@ -51,14 +55,52 @@ def _tag_batch(paper_ids: list[int]) -> int:
         return 0
     tagger = tagger_get()
     results = tagger.tag_batch([paper_input_from(p) for p in papers])
-    topic_ids = dict(Topic.objects.filter(active=True).values_list("slug", "id"))
-    rows = []
+    topics = {
+        slug: (topic_id, parent_id, depth)
+        for slug, topic_id, parent_id, depth in Topic.objects.filter(active=True).values_list(
+            "slug", "id", "parent_id", "depth"
+        )
+    }
+    parent_of = {topic_id: parent_id for topic_id, parent_id, _ in topics.values()}
+    depth_of = {topic_id: depth for topic_id, _, depth in topics.values()}
+    ids = [p.id for p in papers]
+    rejected: dict[int, set[int]] = {}
+    for (paper_id, topic_id), verdict in feedback_verdicts(paper_ids=ids).items():
+        if not verdict.confirm:
+            rejected.setdefault(paper_id, set()).add(topic_id)
+    kept: dict[int, list[PaperTopic]] = {}
+    for row in PaperTopic.objects.filter(paper_id__in=ids).exclude(source=PaperTopic.Source.MODEL):
+        kept.setdefault(row.paper_id, []).append(row)
+
+    def blocked(paper_id: int, topic_id: int) -> bool:
+        """Rejected on this paper, or below a rejected topic."""
+        no = rejected.get(paper_id)
+        seen = 0
+        while no and topic_id is not None and seen < 64:
+            if topic_id in no:
+                return True
+            topic_id, seen = parent_of.get(topic_id), seen + 1
+        return False
+
+    rows, dropped, reranked = [], [], []
     for paper, tags in zip(papers, results, strict=True):
+        mine = []
+        for row in kept.get(paper.id, ()):
+            if row.source == PaperTopic.Source.USER and row.topic_id in rejected.get(paper.id, ()):
+                dropped.append(row.id)
+            else:
+                mine.append(row)
+        have = {row.topic_id for row in mine}
+        new = []
         for tag in tags:
-            topic_id = topic_ids.get(tag.slug)
-            if topic_id is None:
+            known = topics.get(tag.slug)
+            if known is None:
                 continue  # retired between building the tagger and now
-            rows.append(
+            topic_id = known[0]
+            if topic_id in have or blocked(paper.id, topic_id):
+                continue
+            have.add(topic_id)
+            new.append(
                 PaperTopic(
                     paper_id=paper.id,
                     topic_id=topic_id,
@@ -69,12 +111,42 @@ def _tag_batch(paper_ids: list[int]) -> int:
                     model_version=tagger.model_version,
                 )
             )
+        for row in mine:  # a kept tag implies its ancestors
+            node = parent_of.get(row.topic_id)
+            while node is not None and node not in have and not blocked(paper.id, node):
+                have.add(node)
+                new.append(
+                    PaperTopic(
+                        paper_id=paper.id,
+                        topic_id=node,
+                        score=row.score,
+                        rank=0,
+                        source=PaperTopic.Source.MODEL,
+                        evidence={"implied_by_source": row.source},
+                        model_version=tagger.model_version,
+                    )
+                )
+                node = parent_of.get(node)
+        if mine:  # one ranking over kept and model tags: by score, a child before its parent
+            everything = sorted(
+                [*mine, *new],
+                key=lambda r: (-r.score, -depth_of.get(r.topic_id, 0), r.rank, r.topic_id),
+            )
+        else:  # the tagger's order, without gaps left by rejected topics
+            everything = new
+        for rank, row in enumerate(everything, start=1):
+            if row.pk is not None and row.rank != rank:
+                reranked.append(row)
+            row.rank = rank
+        rows.extend(new)
     with transaction.atomic():
-        PaperTopic.objects.filter(
-            paper_id__in=[p.id for p in papers], source=PaperTopic.Source.MODEL
-        ).delete()
+        PaperTopic.objects.filter(paper_id__in=ids, source=PaperTopic.Source.MODEL).delete()
+        if dropped:
+            PaperTopic.objects.filter(id__in=dropped).delete()
         PaperTopic.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
-        Paper.objects.filter(id__in=[p.id for p in papers]).update(tagged_at=timezone.now())
+        if reranked:
+            PaperTopic.objects.bulk_update(reranked, ["rank"], batch_size=1000)
+        Paper.objects.filter(id__in=ids).update(tagged_at=timezone.now())
     return len(papers)
 
 

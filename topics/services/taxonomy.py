@@ -8,6 +8,7 @@ from pathlib import Path
 from django.db import transaction
 
 from topics.models import Topic
+from topics.services.proposals import PROPOSAL_TAXONOMY_VERSION
 from topics.tagger.taxonomy import Taxonomy, load_taxonomy_files
 
 TAXONOMY_DIR = Path(__file__).resolve().parent.parent / "taxonomy"
@@ -75,5 +76,12 @@ def taxonomy_load(*, taxonomy: Taxonomy | None = None) -> TaxonomyLoadResult:
             else:
                 result.unchanged += 1
     wanted = {spec.slug for spec in taxonomy.topics}
-    result.retired = Topic.objects.filter(active=True).exclude(slug__in=wanted).update(active=False)
+    # Topics accepted from emerging-topic proposals live in the database until an editor copies
+    # them into the files; a reload must not retire them.
+    result.retired = (
+        Topic.objects.filter(active=True)
+        .exclude(taxonomy_version=PROPOSAL_TAXONOMY_VERSION)
+        .exclude(slug__in=wanted)
+        .update(active=False)
+    )
     return result

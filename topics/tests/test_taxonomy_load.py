@@ -119,3 +119,21 @@ def test_a_broken_taxonomy_file_stops_the_command_and_writes_nothing(tmp_path, m
     with pytest.raises(CommandError, match="no-such-parent"):
         call_command("load_taxonomy")
     assert Topic.objects.count() == 0
+
+
+def test_a_topic_accepted_from_a_proposal_survives_a_reload(tmp_path):
+    from topics.services.proposals import PROPOSAL_TAXONOMY_VERSION
+
+    folder = tmp_path / "t"
+    taxonomy_load(taxonomy=write_taxonomy(folder, [topic("grpo", "GRPO")]))
+    Topic.objects.create(
+        slug="quantum-sea-ice",
+        name="Quantum Sea-Ice Widgets",
+        parent=Topic.objects.get(slug="rl"),
+        area=Topic.objects.get(slug="rl"),
+        depth=1,
+        taxonomy_version=PROPOSAL_TAXONOMY_VERSION,
+    )
+    result = taxonomy_load(taxonomy=write_taxonomy(folder, [topic("grpo", "GRPO")]))
+    assert result.retired == 0
+    assert Topic.objects.get(slug="quantum-sea-ice").active is True
