@@ -25,21 +25,11 @@ def pytest_collection_modifyitems(config, items):  # noqa: ARG001
             item.add_marker(skip)
 
 
-@pytest.fixture(autouse=True)
-def _no_arxiv_fetch(monkeypatch):
-    """Ids the server does not know stay pending: no test reaches arXiv's query API."""
-    from papers.tasks import fetch_pending_task
-
-    monkeypatch.setattr(fetch_pending_task, "apply_async", lambda *args, **kwargs: None)
-
-
 @pytest.fixture(scope="session")
-def playwright():
-    from playwright.sync_api import sync_playwright
-
-    manager = sync_playwright().start()
-    yield manager
-    manager.stop()
+def playwright(playwright_instance):
+    """The session's one Playwright driver (root conftest). Ids the server does not know stay
+    pending here: the test settings turn on-demand fetching off (ARXIV_FETCH_ON_DEMAND)."""
+    return playwright_instance
 
 
 @pytest.fixture
