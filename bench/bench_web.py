@@ -2,22 +2,27 @@
 topics in PostgreSQL, measured in-process with Django's test Client (no network, no web server).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/paperscope_bench1m \
-        .venv/bin/python bench/bench_web.py [--reuse] [--requests 40] [--rounds 5]
+        .venv/bin/python bench/bench_web.py [--reuse] [--requests 40] [--rounds 5] [--per-query]
 
-The database named in DATABASE_URL is dropped and generated afresh (PostgreSQL only; about ten
-minutes on two cores): the topic tree is the repository's taxonomy (topics/taxonomy/*.yaml, depths
-below the third level folded into it) padded with synthetic subtopics to --topics; papers get
-arXiv-style ids (2401.00001 ...), weekday announcement dates over two years, categories, authors,
-and a title and a ~150-word abstract written from a fixed vocabulary plus the keywords of their
-topics. Each paper carries one or two leaf topics with their ancestors (~4 tags), topic popularity
-is Zipf-like and drifts over time; weekly counts and momentum come from the project's own
-topic_stats_recompute. Rows go in with psycopg's COPY, secondary indexes are built afterwards.
-With --reuse an existing generated database of the same size and seed is kept (migrations are
-still applied, so a new migration is timed on the full data).
+The database named in DATABASE_URL is dropped and generated afresh (PostgreSQL only; five to six
+minutes on two cores, ~6 GB): the topic tree is the repository's taxonomy (topics/taxonomy/*.yaml,
+or --taxonomy DIR; levels below the third folded into it) padded with synthetic subtopics to
+--topics; papers get arXiv-style ids (2401.00001 ...), weekday announcement dates over two years,
+categories, authors, and a title and a ~150-word abstract written from a fixed vocabulary plus the
+keywords of their topics. Each paper carries one or two leaf topics with their ancestors (~3.8
+tags), topic popularity is Zipf-like and drifts over time; weekly counts and momentum come from
+the project's own topic_stats_recompute. Rows go in with psycopg's COPY (foreign keys and
+triggers off for the load), secondary indexes are built afterwards. With --reuse a generated
+database of the same size and seed is kept; migrations are still applied (and timed), then
+VACUUM ANALYZE.
 
 Every figure is wall time around Client.get/post in this process: URL routing, middleware,
 throttling (the cache is REDIS_URL if set, else a file cache in a temporary folder), queries,
-serialisation or template rendering. Requests come from a pool of 64 client addresses.
+serialisation or template rendering. Requests come from a pool of 64 client addresses. "CPU ms"
+is this process's CPU time (Django's side; PostgreSQL's is not in it), steadier than wall time
+on a shared machine. The lookup is timed against the same 2,000 papers fetched one GET at a
+time, side by side, for recent ids (like an arXiv listing) and for ids from the whole two years.
+--gc-freeze calls gc.freeze() after a warm-up, as a server could once its app is loaded.
 """
 
 from __future__ import annotations
@@ -795,6 +800,27 @@ def measure(args) -> list[dict]:
     return rows
 
 
+def freeze_after_warm_up() -> None:
+    """What a server that calls gc.freeze() once its app is loaded would see: a full collection
+    then skips the ~120,000 objects of Django and the app instead of walking them all."""
+    import gc
+
+    from django.test import Client
+
+    from papers.models import Paper
+    from topics.models import Topic
+
+    client = Client()
+    slug = Topic.objects.values_list("slug", flat=True).first()
+    ids = list(Paper.objects.values_list("arxiv_id", flat=True)[:50])
+    for path in (f"/topics/{slug}/", f"/api/v1/topics/{slug}", "/search/?q=learning"):
+        client.get(path)
+    client.post("/api/v1/papers/lookup", {"ids": ids}, content_type="application/json")
+    gc.collect()
+    gc.freeze()
+    print(f"gc.freeze(): {gc.get_freeze_count():,} objects left out of collections")
+
+
 def print_table(rows: list[dict]) -> None:
     print()
     print("| request | n | median ms | p95 ms | max ms | CPU ms | queries | target |")
@@ -848,6 +874,9 @@ def main() -> int:
     parser.add_argument("--only", type=lambda s: s.split(","), default=None)
     parser.add_argument("--per-query", action="store_true", help="also time each search")
     parser.add_argument("--json", type=Path, help="write the rows here as JSON")
+    parser.add_argument(
+        "--gc-freeze", action="store_true", help="gc.freeze() after warm-up, as a server could"
+    )
     args = parser.parse_args()
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith("postgres"):
@@ -913,7 +942,12 @@ def main() -> int:
             conn.execute("VACUUM ANALYZE")  # what autovacuum would do after a new migration
             print(f"VACUUM ANALYZE: {time.perf_counter() - t0:.0f} s")
 
-    print(f"measuring ({machine()})")
+    import papers.apis
+
+    reads = "paper_lookup_rows" if hasattr(papers.apis, "paper_lookup_rows") else "papers_by_ids"
+    print(f"measuring ({machine()}); PaperLookupApi reads {reads}")
+    if args.gc_freeze:
+        freeze_after_warm_up()
     rows = measure(args)
     print_table(rows)
     print(f"\n{machine()}; cache: {'Redis' if os.environ.get('REDIS_URL') else 'file'}")

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from config.api import BadRequest, NewestFirstCursorPagination
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id, split_valid_ids
-from papers.selectors import paper_get, paper_list, papers_by_ids
+from papers.selectors import paper_get, paper_list, paper_lookup_rows
 from papers.serializers import LookupPaperOutput, PaperDetailOutput, PaperOutput
 from papers.services.lookup import pending_register
 
@@ -148,7 +148,7 @@ class PaperLookupApi(APIView):
                 invalid_ids=bad,
             )
         wanted = list(dict.fromkeys(i.canonical for i in good))
-        known = papers_by_ids(arxiv_ids=wanted)
+        known = paper_lookup_rows(arxiv_ids=wanted)
         missing = [arxiv_id for arxiv_id in wanted if arxiv_id not in known]
         from papers.models import PendingLookup
 
@@ -161,7 +161,7 @@ class PaperLookupApi(APIView):
         pending_register(arxiv_ids=pending)
         return Response(
             {
-                "papers": [lookup_row(known[i]) for i in wanted if i in known],
+                "papers": [known[i] for i in wanted if i in known],
                 "pending": pending,
                 "not_found": sorted(not_found),
             }

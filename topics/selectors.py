@@ -192,19 +192,17 @@ def topic_related(*, topic: Topic, limit: int = 8, sample: int = 400) -> list[To
     """Topics that most often share a paper with this one, over its latest `sample` papers
     (bounded, so a page never aggregates the whole corpus). Ancestors and areas are left out.
 
-    The latest papers are one range of the index on (topic, announced, paper), whatever the
-    topic's size; their other tags come by paper id."""
+    One query: the latest papers are one range of the index on (topic, announced, paper),
+    whatever the topic's size, and their other tags an index-only scan by paper id."""
     from django.db.models import Count, F
 
     from topics.models import PaperTopic
 
-    recent_papers = list(
+    recent_papers = (
         PaperTopic.objects.filter(topic=topic)
         .order_by(F("announced").desc(nulls_last=True), "-paper_id")
-        .values_list("paper_id", flat=True)[:sample]
+        .values("paper_id")[:sample]
     )
-    if not recent_papers:
-        return []
     excluded = {topic.id, *(a.id for a in getattr(topic, "ancestors", []))}
     rows = (
         PaperTopic.objects.filter(paper_id__in=recent_papers, topic__active=True)
@@ -222,7 +220,7 @@ def topic_related(*, topic: Topic, limit: int = 8, sample: int = 400) -> list[To
 def topic_paper_list(*, topic: Topic):
     from papers.selectors import paper_list
 
-    return paper_list().filter(tags__topic=topic)
+    return paper_list(topic_slug=topic.slug)
 
 
 # --- feedback ------------------------------------------------------------------------------------

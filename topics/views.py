@@ -20,7 +20,7 @@ from papers.views import (
 )
 from topics.charts import sparkline, weekly_bar_chart
 from topics.models import PaperTopic, Topic, TopicWeek
-from topics.selectors import topic_get, topic_list, topic_paper_list
+from topics.selectors import topic_get, topic_list
 
 TRENDING_SHOWN = 12
 HOME_PAPERS = 20
@@ -93,9 +93,9 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def _topic_papers_page(topic: Topic, cursor: str | None) -> PaperPage:
     """One newest-first page of the topic's papers. The page's paper ids (and one more, to know
-    whether there is a next page) are one range of the index on (topic, announced, paper);
-    newest_first_page then loads, orders and pages just those, so a topic with 100,000 papers
-    costs what one with 30 does."""
+    whether there is a next page) are one range of the index on (topic, announced, paper), a
+    subquery; newest_first_page orders and pages just those papers, so a topic with 100,000
+    papers costs what one with 30 does."""
     ordered = PaperTopic.objects.filter(topic=topic).order_by(
         F("announced").desc(nulls_last=True), "-paper_id"
     )
@@ -107,8 +107,8 @@ def _topic_papers_page(topic: Topic, cursor: str | None) -> PaperPage:
             ordered = ordered.filter(
                 Q(announced__lt=day) | Q(announced=day, paper_id__lt=pk) | Q(announced__isnull=True)
             )
-    ids = list(ordered.values_list("paper_id", flat=True)[: paper_views.PAGE_SIZE + 1])
-    return newest_first_page(topic_paper_list(topic=topic).filter(id__in=ids), cursor)
+    ids = ordered.values("paper_id")[: paper_views.PAGE_SIZE + 1]
+    return newest_first_page(paper_list().filter(id__in=ids), cursor)
 
 
 @require_safe
