@@ -37,27 +37,6 @@ def with_etag(request, body) -> Response:
     return response
 
 
-def lookup_row(paper) -> dict:
-    """LookupPaperOutput by hand: a 2,000-id lookup is the hot path, and DRF fields cost 10x."""
-    return {
-        "arxiv_id": paper.arxiv_id,
-        "version": paper.version,
-        "title": paper.title,
-        "primary_category": paper.primary_category,
-        "tags": [
-            {
-                "slug": tag.topic.slug,
-                "name": tag.topic.name,
-                "area": tag.topic.area.slug if tag.topic.area_id else None,
-                "score": tag.score,
-                "rank": tag.rank,
-                "source": tag.source,
-            }
-            for tag in paper.tags.all()
-        ],
-    }
-
-
 class PaperDetailApi(APIView):
     throttle_classes = [AnonRateThrottle, UserRateThrottle]
 

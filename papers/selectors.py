@@ -35,7 +35,7 @@ def papers_by_ids(*, arxiv_ids: list[str]) -> dict[str, Paper]:
 def paper_lookup_rows(*, arxiv_ids: list[str]) -> dict[str, dict]:
     """The batch lookup's rows for these canonical ids, by id, in LookupPaperOutput's shape:
     arxiv_id, version, title, primary_category and the tags best first (slug, name, area,
-    score, rank, source), exactly what papers.apis.lookup_row makes of a paper.
+    score, rank, source), exactly what papers.serializers.LookupPaperOutput makes of a paper.
 
     Built from three narrow queries without model instances: for the extension's 2,000 ids,
     models with prefetched tags and topics (papers_by_ids) take 5x as long as the rest of the

@@ -1,18 +1,18 @@
-"""paper_lookup_rows: the batch lookup's rows without model instances must be exactly what
-lookup_row makes of the same papers loaded as models."""
+"""paper_lookup_rows: the batch lookup's rows without model instances must be exactly what the
+API's documented LookupPaperOutput serializer makes of the same papers loaded as models."""
 
 from __future__ import annotations
 
 import pytest
 
-from papers.apis import lookup_row
 from papers.selectors import paper_lookup_rows, papers_by_ids
+from papers.serializers import LookupPaperOutput
 from topics.tests.factories import area_create, paper_create, tag_create, topic_create
 
 pytestmark = pytest.mark.django_db
 
 
-def test_rows_equal_lookup_row_of_the_models(django_assert_num_queries):
+def test_rows_equal_the_serializer_output_of_the_models(django_assert_num_queries):
     area = area_create()
     topic = topic_create(parent=area, slug="policy-gradient", name="Policy Gradient")
     retired = topic_create(parent=area, slug="retired", name="Retired", active=False)
@@ -29,7 +29,7 @@ def test_rows_equal_lookup_row_of_the_models(django_assert_num_queries):
         rows = paper_lookup_rows(arxiv_ids=ids)
     assert set(rows) == {"2503.00042", "2503.00043"}
     for arxiv_id, row in rows.items():
-        assert row == lookup_row(models[arxiv_id])
+        assert row == LookupPaperOutput(models[arxiv_id]).data
     assert [t["slug"] for t in rows["2503.00042"]["tags"]] == ["rl", "policy-gradient", "cv"]
     assert rows["2503.00043"]["tags"] == []
 
