@@ -3,6 +3,8 @@ password-free links of a digest (one-click save, unsubscribe), and feed URL mana
 
 from __future__ import annotations
 
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -89,6 +91,9 @@ def digest_settings(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
+# Mail clients only honour inline styles, so the e-mail template carries them; the preview shows
+# that same template and is the one page allowed inline style attributes (never inline script).
+@csp_update({"style-src": [UNSAFE_INLINE]})
 def digest_preview_page(request: HttpRequest) -> HttpResponse:
     """The next digest exactly as the email would show it (HTML, or ?format=text)."""
     digest = digest_preview(user=request.user)

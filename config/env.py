@@ -38,6 +38,15 @@ def env_bool(name: str, default: bool = False) -> bool:
     raise ImproperlyConfiguredEnv(name, f"must be true or false (1/0, yes/no), got {value!r}")
 
 
+def env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
+    value = env_str(name)
+    if value is None:
+        return default
+    if value.lower() not in choices:
+        raise ImproperlyConfiguredEnv(name, f"must be one of {', '.join(choices)}, got {value!r}")
+    return value.lower()
+
+
 def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
     value = env_str(name)
     if value is None:

@@ -99,6 +99,7 @@ def test_it_requires_a_secret_key_without_debug(tmp_path, monkeypatch):
         ({"DEBUG": "sometimes"}, "DEBUG must be true or false"),
         ({"DEBUG": "0", "SECRET_KEY": ""}, "SECRET_KEY is required when DEBUG is off"),
         ({"DEBUG": "1", "ARXIV_REQUEST_DELAY": "-1"}, "ARXIV_REQUEST_DELAY must be at least 0"),
+        ({"DEBUG": "1", "LOG_FORMAT": "xml"}, "LOG_FORMAT must be one of plain, json"),
     ],
 )
 def test_it_stops_start_up_with_one_line_naming_the_variable(tmp_path, overrides, expected):

@@ -7,20 +7,18 @@ them. Screenshots go to test-artifacts/."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 from accounts.models import ApiToken, Follow, Hidden, ListItem
 from accounts.services.tokens import token_hash
 from accounts.tests.factories import PASSWORD, area_create, paper_create, topic_create
+from tests.chromium import ARTIFACTS, launch, watch
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 # Playwright's sync API runs an event loop in this thread; Django's ORM must be told it is fine.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 # What the extension's content script does on our origin: take the token, say it arrived.
 EXTENSION_LISTENER = """
 window.__received = [];
@@ -35,13 +33,7 @@ window.addEventListener("message", (event) => {
 
 @pytest.fixture(scope="module")
 def chromium(playwright_instance):
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed: apt-get install -y chromium")
-    browser = playwright_instance.chromium.launch(
-        executable_path=str(CHROMIUM),
-        headless=True,
-        args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"],
-    )
+    browser = launch(playwright_instance)
     yield browser
     browser.close()
 
@@ -49,12 +41,11 @@ def chromium(playwright_instance):
 @pytest.fixture
 def page(chromium, live_server):
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page = watch(context.new_page())
     page.base = live_server.url
     yield page
     context.close()
+    assert page.csp_violations == []
 
 
 def _sign_up(page, username="newcomer"):
@@ -94,13 +85,13 @@ def test_a_new_person_triages_the_feed_with_the_keyboard(page):
     assert "is-selected" in rows.nth(0).get_attribute("class")
     page.keyboard.press("s")
     page.wait_for_function(
-        "document.querySelector('[data-keynav-item].is-selected [data-saved=true]')"
+        "() => document.querySelector('[data-keynav-item].is-selected [data-saved=true]')"
     )
     assert list(ListItem.objects.values_list("arxiv_id", flat=True)) == ["2503.00004"]
 
     page.keyboard.press("j")
     page.keyboard.press("x")
-    page.wait_for_function("!document.querySelectorAll('[data-unhide-form]')[1].hidden")
+    page.wait_for_function("() => !document.querySelectorAll('[data-unhide-form]')[1].hidden")
     assert list(Hidden.objects.values_list("paper__arxiv_id", flat=True)) == ["2503.00003"]
     assert "is-selected" in rows.nth(2).get_attribute("class")  # X moved on to the next paper
 
@@ -141,14 +132,14 @@ def test_editing_a_saved_paper_and_connecting_the_extension(page):
     page.add_init_script(EXTENSION_LISTENER)
     page.goto(f"{page.base}/extension/connect?ext=abcdefghijklmnopabcdefghijklmnop")
     page.click("button:has-text('Connect')")
-    page.wait_for_function("window.__received.length > 0")
+    page.wait_for_function("() => window.__received.length > 0")
     message = page.evaluate("window.__received[0]")
     token = ApiToken.objects.get()
     assert message["server"] == page.base
     assert token.key_hash == token_hash(message["token"])
     assert page.input_value("#connect-token") == message["token"]
     page.wait_for_function(
-        "document.querySelector('[data-connect-status]').textContent.includes('connected')"
+        "() => document.querySelector('[data-connect-status]').textContent.includes('connected')"
     )
     page.screenshot(path=str(ARTIFACTS / "accounts-connect.png"), full_page=True)
     page.goto(f"{page.base}/account/")

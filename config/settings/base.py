@@ -7,11 +7,13 @@ import zoneinfo
 from pathlib import Path
 
 from celery.schedules import crontab
+from csp.constants import NONE, SELF
 
 from config.env import (
     ImproperlyConfiguredEnv,
     database_from_url,
     env_bool,
+    env_choice,
     env_email,
     env_float,
     env_int,
@@ -40,6 +42,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "django_filters",
     "drf_spectacular",
+    "csp",
     "config",
     "papers",
     "topics",
@@ -48,6 +51,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -56,6 +60,46 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# --- Security headers -----------------------------------------------------------------------
+# Every page loads its scripts and styles from our own origin (no inline script, no inline style),
+# so the policy can be strict. The extension's connect page hands its token over with
+# window.postMessage from static/accounts/connect.js, which 'self' allows; the extension's own
+# requests are governed by its host permissions and our CORS answers, not by this header.
+# https://django-csp.readthedocs.io/en/latest/configuration.html
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+
+# PAPERSCOPE_HTTPS=1 says the site is reached over TLS (directly or through a proxy that sets
+# X-Forwarded-Proto, with SECURE_PROXY_SSL_HEADER=1): cookies become Secure, plain HTTP redirects
+# to HTTPS and browsers are told to stay on HTTPS (HSTS). /healthz stays reachable over plain
+# HTTP for load balancers and process supervisors on the host.
+HTTPS = env_bool("PAPERSCOPE_HTTPS", default=False)
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = HTTPS and env_bool("SECURE_SSL_REDIRECT", default=True)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 365 * 24 * 60 * 60, minimum=0) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=True)
+if env_bool("SECURE_PROXY_SSL_HEADER", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -157,8 +201,21 @@ DIGEST_TAGGING_GRACE_SECONDS = env_int("DIGEST_TAGGING_GRACE_SECONDS", 6 * 60 * 
 REDIS_URL = env_url("REDIS_URL", None, schemes=("redis", "rediss"))
 
 if REDIS_URL:
+    # django-redis, because a Redis outage must cost the cache, not the site: IGNORE_EXCEPTIONS
+    # turns a cache call that cannot reach Redis into a miss (get gives the default, set and add
+    # do nothing, so throttles and the on-demand fetch's coalescing skip their turn) instead of a
+    # 500, and the timeouts bound what each call can wait (docs/faults.md, "Redis outage").
+    # https://github.com/jazzband/django-redis#memcached-exceptions-behavior
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {
+                "IGNORE_EXCEPTIONS": True,
+                "SOCKET_CONNECT_TIMEOUT": 0.5,
+                "SOCKET_TIMEOUT": 0.5,
+            },
+        }
     }
 else:
     # A file cache is shared by the web and worker processes of the embedded default.
@@ -175,7 +232,12 @@ BROKER_DIR = DATA_DIR / "broker"
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # Longer than the longest task (the nightly OAI-PMH catch-up), or Redis re-delivers it mid-run.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 60 * 60}
+    # It is also how long a task whose worker died (kill -9, OOM, a lost host) waits before
+    # another worker gets it again (docs/faults.md); the fault tests shorten it.
+    # https://docs.celeryq.dev/en/stable/getting-started/backends-and-brokers/redis.html#visibility-timeout
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 2 * 60 * 60, minimum=1)
+    }
 else:
     # kombu's filesystem transport: a real broker between processes that needs no server.
     # https://docs.celeryq.dev/projects/kombu/en/stable/reference/kombu.transport.filesystem.html
@@ -261,6 +323,9 @@ ARXIV_API_URL = env_url(
     "ARXIV_API_URL", "https://export.arxiv.org/api/query", schemes=("http", "https")
 )
 ARXIV_REQUEST_DELAY = env_float("ARXIV_REQUEST_DELAY", 3.0, minimum=0.0)
+# A worker killed during a request to arXiv still holds the politeness gate: every worker's arXiv
+# requests wait until this lease runs out (papers.clients.gate; docs/faults.md).
+ARXIV_GATE_LEASE_SECONDS = env_float("ARXIV_GATE_LEASE_SECONDS", 300.0, minimum=1.0)
 ARXIV_CATEGORIES = env_list("ARXIV_CATEGORIES", ["cs.LG", "cs.AI", "cs.CL", "cs.CV", "stat.ML"])
 ARXIV_OAI_SETS = env_list("ARXIV_OAI_SETS", ["cs", "stat"])
 # Fetch ids the extension asks about and we lack from the query API, seconds after the request.
@@ -285,12 +350,24 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Logging ------------------------------------------------------------------------------
+# One line per record on stderr, where gunicorn, Celery and any process supervisor collect it.
+# LOG_FORMAT=json (the default when DEBUG is off) writes one JSON object per line for a log
+# pipeline; plain is for reading in a terminal (make run).
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
+LOG_FORMAT = env_choice("LOG_FORMAT", ("plain", "json"), "plain" if DEBUG else "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            "timestamp": False,
+        },
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
         "paperscope": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},

@@ -12,33 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.chromium import ARTIFACTS, launch, watch
+
 # Playwright's sync API runs an event loop in this thread; Django refuses database calls from a
 # thread with a running loop unless told that this is deliberate.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-
 
 @pytest.fixture(scope="session")
 def browser(playwright_instance):
-    if not CHROMIUM.exists():
-        pytest.skip(
-            "Debian's chromium is not installed: "
-            "apt-get install -y --no-install-recommends chromium"
-        )
-    browser = playwright_instance.chromium.launch(
-        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-    )
+    browser = launch(playwright_instance)
     yield browser
     browser.close()
 
@@ -52,8 +35,10 @@ def artifacts() -> Path:
 @pytest.fixture
 def open_page(browser, live_server):
     """A function that opens a path of the live server in a fresh browser context and records
-    JavaScript errors on it (page.errors)."""
+    JavaScript errors and Content-Security-Policy violations on it; a test that ends with any
+    violation fails."""
     contexts = []
+    pages = []
 
     def opener(path: str, *, width: int = 1280, height: int = 900, color_scheme: str = "light"):
         context = browser.new_context(
@@ -62,12 +47,12 @@ def open_page(browser, live_server):
             reduced_motion="reduce",
         )
         contexts.append(context)
-        page = context.new_page()
-        page.errors = []
-        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        page = watch(context.new_page())
+        pages.append(page)
         page.goto(f"{live_server.url}{path}")
         return page
 
     yield opener
     for context in contexts:
         context.close()
+    assert [v for page in pages for v in page.csp_violations] == []

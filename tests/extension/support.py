@@ -4,25 +4,19 @@ service worker's side of a test (storage, badge, alarms)."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
+
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION_DIR = REPO / "extension"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # Pinned by the manifest's "key": the id is the same in every checkout.
 EXTENSION_ID = "nibgohbmbffejdblhhpadfmpmedihbnm"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
+EXTENSION_ARGS = [
     f"--disable-extensions-except={EXTENSION_DIR}",
     f"--load-extension={EXTENSION_DIR}",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
+    *CHROMIUM_ARGS,
 ]
 # Anything not on this machine is refused at once (the fixtures name CDNs and arXiv's static host).
 OUTSIDE = re.compile(r"^https?://(?!(127\.0\.0\.1|localhost|arxiv\.org)[:/]).*")
@@ -61,7 +55,7 @@ class ArxivSite:
 
 def launch(playwright, profile_dir: Path, site: ArxivSite):
     context = playwright.chromium.launch_persistent_context(
-        str(profile_dir), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        str(profile_dir), executable_path=str(CHROMIUM), headless=True, args=EXTENSION_ARGS
     )
     context.route("https://arxiv.org/**", site.handle)
     context.route(OUTSIDE, lambda route: route.abort("internetdisconnected"))
