@@ -22,7 +22,8 @@ serialisation or template rendering. Requests come from a pool of 64 client addr
 is this process's CPU time (Django's side; PostgreSQL's is not in it), steadier than wall time
 on a shared machine. The lookup is timed against the same 2,000 papers fetched one GET at a
 time, side by side, for recent ids (like an arXiv listing) and for ids from the whole two years.
---gc-freeze calls gc.freeze() after a warm-up, as a server could once its app is loaded.
+After a warm-up the script calls config.wsgi.freeze_loaded_app(), as the server does once its
+app is loaded; --no-gc-freeze measures without it, for comparison.
 """
 
 from __future__ import annotations
@@ -801,12 +802,11 @@ def measure(args) -> list[dict]:
 
 
 def freeze_after_warm_up() -> None:
-    """What a server that calls gc.freeze() once its app is loaded would see: a full collection
-    then skips the ~120,000 objects of Django and the app instead of walking them all."""
-    import gc
-
+    """What the server does once its app is loaded (config.wsgi.freeze_loaded_app): a full
+    collection then skips the ~120,000 objects of Django and the app instead of walking them."""
     from django.test import Client
 
+    from config.wsgi import freeze_loaded_app
     from papers.models import Paper
     from topics.models import Topic
 
@@ -816,9 +816,7 @@ def freeze_after_warm_up() -> None:
     for path in (f"/topics/{slug}/", f"/api/v1/topics/{slug}", "/search/?q=learning"):
         client.get(path)
     client.post("/api/v1/papers/lookup", {"ids": ids}, content_type="application/json")
-    gc.collect()
-    gc.freeze()
-    print(f"gc.freeze(): {gc.get_freeze_count():,} objects left out of collections")
+    print(f"gc.freeze(): {freeze_loaded_app():,} objects left out of collections")
 
 
 def print_table(rows: list[dict]) -> None:
@@ -875,7 +873,10 @@ def main() -> int:
     parser.add_argument("--per-query", action="store_true", help="also time each search")
     parser.add_argument("--json", type=Path, help="write the rows here as JSON")
     parser.add_argument(
-        "--gc-freeze", action="store_true", help="gc.freeze() after warm-up, as a server could"
+        "--no-gc-freeze",
+        dest="gc_freeze",
+        action="store_false",
+        help="skip gc.freeze() after warm-up (the server does freeze; this is for comparison)",
     )
     args = parser.parse_args()
     url = os.environ.get("DATABASE_URL", "")
