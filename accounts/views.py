@@ -11,6 +11,7 @@ from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.core.validators import slug_re
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -124,7 +125,7 @@ def feed(request: HttpRequest) -> HttpResponse:
     slug = request.GET.get("topic", "")
     if slug:
         current = next((f.topic for f in follows if f.topic.slug == slug), None)
-        if current is None:
+        if current is None and slug_re.match(slug):  # a NUL is a 500 on PostgreSQL
             current = Topic.objects.filter(slug=slug[:100], active=True).first()
         if current is None:
             raise Http404("No such topic.")

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from config.api import BadRequest, NewestFirstCursorPagination
+from config.api import ApiAutoSchema, BadRequest, NewestFirstCursorPagination, page_of
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id, split_valid_ids
 from papers.selectors import paper_get, paper_list, paper_lookup_rows
 from papers.serializers import LookupPaperOutput, PaperDetailOutput, PaperOutput
@@ -20,6 +20,8 @@ from papers.services.lookup import pending_register
 
 MAX_LOOKUP_IDS = 2000
 MAX_QUERY_LENGTH = 500
+# The answer of every cursor-paginated list of papers (here and in the topics API).
+PAPER_PAGE = page_of("PaperPage", PaperOutput, previous=True)
 
 
 def with_etag(request, body) -> Response:
@@ -39,6 +41,7 @@ def with_etag(request, body) -> Response:
 
 class PaperDetailApi(APIView):
     throttle_classes = [AnonRateThrottle, UserRateThrottle]
+    schema = ApiAutoSchema()
 
     @extend_schema(responses=PaperDetailOutput, summary="One paper by any form of its arXiv id")
     def get(self, request, raw_id: str):
@@ -54,6 +57,7 @@ class PaperDetailApi(APIView):
 
 class PaperListApi(APIView):
     throttle_classes = [AnonRateThrottle, UserRateThrottle]
+    schema = ApiAutoSchema()
 
     class FilterInput(serializers.Serializer):
         topic = serializers.SlugField(required=False, max_length=100)
@@ -65,7 +69,7 @@ class PaperListApi(APIView):
         cursor = serializers.CharField(required=False)
         limit = serializers.IntegerField(required=False, min_value=1, max_value=100)
 
-    @extend_schema(parameters=[FilterInput], responses=PaperOutput(many=True))
+    @extend_schema(parameters=[FilterInput], responses=PAPER_PAGE)
     def get(self, request):
         unknown = set(request.query_params) - set(self.FilterInput().fields)
         if unknown:
@@ -96,6 +100,7 @@ class PaperLookupApi(APIView):
     the ids we do not have yet, which are queued for an on-demand fetch."""
 
     throttle_classes = [AnonRateThrottle, UserRateThrottle]
+    schema = ApiAutoSchema()
 
     class LookupInput(serializers.Serializer):
         ids = serializers.ListField(child=serializers.CharField(max_length=200), allow_empty=False)

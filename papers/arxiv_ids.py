@@ -127,10 +127,12 @@ def _parse_core(rest: str, *, original: str, allow_tail: bool) -> ArxivId:
     if match := _NEW.fullmatch(head):
         yymm, number = match["yymm"], match["number"]
         _check_new(yymm, number, original)
+        _check_digits(match[0], original)
         return ArxivId(f"{yymm}.{number}", _version(match))
     if match := _OLD.fullmatch(head):
         archive, yymm, number = match["archive"].lower(), match["yymm"], match["number"]
         _check_old(archive, yymm, number, original)
+        _check_digits(match[0], original)
         return ArxivId(f"{archive}/{yymm}{number}", _version(match))
     raise InvalidArxivId(f"not an arXiv id: {original[:60]!r} (expected {_FORMS})")
 
@@ -160,6 +162,12 @@ def _check_new(yymm: str, number: str, original: str) -> None:
         )
     if int(number) == 0:
         raise InvalidArxivId(f"{original[:60]!r}: arXiv numbers start at 1")
+
+
+def _check_digits(matched: str, original: str) -> None:
+    # \d also matches other scripts' digits (２５０１.００００１): not an id arXiv gave out.
+    if not matched.isascii():
+        raise InvalidArxivId(f"{original[:60]!r}: arXiv ids are written with the digits 0-9")
 
 
 def _check_old(archive: str, yymm: str, number: str, original: str) -> None:

@@ -29,6 +29,7 @@ TAGS_SHOWN = 4
 AUTHORS_SHOWN = 3
 # Same bound as the API's `q`: longer text is not a search someone typed.
 SEARCH_MAX_LENGTH = 500
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 CURSOR_MAX_LENGTH = 200
 TOPIC_MATCHES_SHOWN = 12
 
@@ -386,7 +387,9 @@ def search_query(request: HttpRequest) -> str:
             "abstract.",
             title="That search is too long",
         )
-    return " ".join(query.split())
+    # Control characters (a NUL byte, ...) are not text anyone searches for, and PostgreSQL and
+    # the Atom feed refuse them.
+    return " ".join(CONTROL_CHARACTERS.sub(" ", query).split())
 
 
 def search_papers(query: str) -> QuerySet[Paper] | None:

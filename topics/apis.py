@@ -8,8 +8,14 @@ from rest_framework import serializers
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from config.api import BadRequest, NewestFirstCursorPagination
-from papers.apis import with_etag
+from config.api import (
+    CURSOR_PARAMETERS,
+    ApiAutoSchema,
+    BadRequest,
+    NewestFirstCursorPagination,
+    page_of,
+)
+from papers.apis import PAPER_PAGE, with_etag
 from papers.serializers import PaperOutput
 from topics.models import Topic
 from topics.selectors import topic_get, topic_list, topic_paper_list
@@ -24,13 +30,14 @@ def reject_unknown_params(request, allowed) -> None:
 
 class TopicListApi(APIView):
     throttle_classes = [AnonRateThrottle, UserRateThrottle]
+    schema = ApiAutoSchema()
 
     class FilterInput(serializers.Serializer):
         q = serializers.CharField(required=False, max_length=200)
         area = serializers.SlugField(required=False, max_length=100)
         sort = serializers.ChoiceField(choices=["name", "size", "momentum"], required=False)
 
-    @extend_schema(parameters=[FilterInput], responses=TopicOutput(many=True))
+    @extend_schema(parameters=[FilterInput], responses=page_of("TopicList", TopicOutput))
     def get(self, request):
         reject_unknown_params(request, self.FilterInput().fields)
         filters = self.FilterInput(data=request.query_params)
@@ -46,6 +53,7 @@ class TopicListApi(APIView):
 
 class TopicDetailApi(APIView):
     throttle_classes = [AnonRateThrottle, UserRateThrottle]
+    schema = ApiAutoSchema()
 
     @extend_schema(responses=TopicDetailOutput)
     def get(self, request, slug: str):
@@ -57,8 +65,9 @@ class TopicDetailApi(APIView):
 
 class TopicPapersApi(APIView):
     throttle_classes = [AnonRateThrottle, UserRateThrottle]
+    schema = ApiAutoSchema()
 
-    @extend_schema(responses=PaperOutput(many=True))
+    @extend_schema(parameters=CURSOR_PARAMETERS, responses=PAPER_PAGE)
     def get(self, request, slug: str):
         reject_unknown_params(request, {"cursor", "limit"})
         topic = Topic.objects.filter(slug=slug, active=True).first()

@@ -14,7 +14,7 @@ from accounts.authentication import BearerTokenAuthentication, TokenScopes
 from accounts.errors import AccountsError, VersionConflict
 from accounts.services.sync import parse_version
 from accounts.throttling import AddressThrottle, PersonalUserThrottle
-from config.api import BadRequest, StrictCursorPagination
+from config.api import ApiAutoSchema, BadRequest, StrictCursorPagination
 
 VERSION_HEADER = "Last-Modified-Version"
 IDS_FIELD = serializers.ListField(child=serializers.CharField())
@@ -39,8 +39,12 @@ class PlainTextParser(parsers.BaseParser):
 
     def parse(self, stream, media_type=None, parser_context=None):
         charset = (parser_context or {}).get("encoding") or "utf-8"
+        request = (parser_context or {}).get("request")
+        # DRF hands this parser the raw stream; request.body first refuses a body larger than
+        # DATA_UPLOAD_MAX_MEMORY_SIZE (a 413), as it does for JSON, before reading it.
+        raw = request.body if request is not None else stream.read()
         try:
-            return stream.read().decode(charset)
+            return raw.decode(charset)
         except UnicodeDecodeError:
             raise exceptions.ParseError("The file is not UTF-8 text.") from None
 
@@ -57,6 +61,7 @@ class PersonalApi(APIView):
     authentication_classes = [BearerTokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated, TokenScopes]
     throttle_classes = [PersonalUserThrottle]
+    schema = ApiAutoSchema()
     content_negotiation_class = IgnoreFormatNegotiation
     write_scope: str | None = None
     session_only = False
@@ -97,6 +102,11 @@ class PersonalApi(APIView):
     def with_version(self, response: Response) -> Response:
         response[VERSION_HEADER] = str(selectors.library_version(user=self.request.user))
         return response
+
+
+def created_or_ok(serializer) -> dict:
+    """Responses of a write that answers 201 when it created something and 200 when not."""
+    return {201: serializer, 200: serializer}
 
 
 def validated(serializer_class, data) -> dict:

@@ -19,6 +19,7 @@ from accounts.services.digest_settings import (
     digest_settings_get,
     digest_settings_update,
 )
+from config.api import page_of
 
 MAX_ALERTS = 1000
 
@@ -80,7 +81,7 @@ class DigestPreviewApi(PersonalApi):
 class AlertListApi(PersonalApi):
     @extend_schema(
         summary="News about saved papers: new versions, journal references, DOIs, withdrawals",
-        responses=AlertOutput(many=True),
+        responses=page_of("AlertList", AlertOutput, count=serializers.IntegerField()),
     )
     def get(self, request):
         alerts = list(alert_services.alerts_for_user(user=request.user)[:MAX_ALERTS])

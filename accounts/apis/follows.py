@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.validators import slug_re
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -9,6 +10,7 @@ from rest_framework.response import Response
 from accounts import selectors
 from accounts.apis.base import (
     PersonalApi,
+    created_or_ok,
     validated,
 )
 from accounts.serializers import (
@@ -19,7 +21,7 @@ from accounts.serializers import (
 )
 from accounts.services import feedback as feedback_services
 from accounts.services import follows as follow_services
-from config.api import BadRequest, NewestFirstCursorPagination
+from config.api import CURSOR_PARAMETERS, BadRequest, NewestFirstCursorPagination, page_of
 from topics.models import TagFeedback, Topic
 
 # --- follows, feed, hidden ------------------------------------------------------------------
@@ -31,13 +33,17 @@ class FollowListApi(PersonalApi):
     class FollowInput(serializers.Serializer):
         topic = serializers.CharField(max_length=100)
 
-    @extend_schema(summary="Topics the caller follows", responses=FollowOutput(many=True))
+    @extend_schema(
+        summary="Topics the caller follows", responses=page_of("FollowList", FollowOutput)
+    )
     def get(self, request):
         follows = selectors.follows_for_user(user=request.user)
         return Response({"results": FollowOutput(follows, many=True).data, "next": None})
 
     @extend_schema(
-        summary="Follow a topic (idempotent)", request=FollowInput, responses=FollowOutput
+        summary="Follow a topic (idempotent)",
+        request=FollowInput,
+        responses=created_or_ok(FollowOutput),
     )
     def post(self, request):
         data = validated(self.FollowInput, request.data)
@@ -62,14 +68,19 @@ class FeedApi(PersonalApi):
 
     @extend_schema(
         summary="Papers in followed topics, newest first, minus the hidden ones",
-        parameters=[OpenApiParameter("topic", str, description="only this topic (a slug)")],
-        responses=FeedPaperOutput(many=True),
+        parameters=[
+            OpenApiParameter("topic", str, description="only this topic (a slug)"),
+            *CURSOR_PARAMETERS,
+        ],
+        responses=page_of("FeedPage", FeedPaperOutput, previous=True),
     )
     def get(self, request):
         topic_ids = selectors.followed_topic_ids(user=request.user)
         slug = request.query_params.get("topic")
         if slug:
-            topic = Topic.objects.filter(slug=slug[:100], active=True).first()
+            # Not a slug (a NUL byte ...) is unknown without asking the database, which may refuse.
+            topics = Topic.objects.filter(slug=slug[:100], active=True)
+            topic = topics.first() if slug_re.match(slug) else None
             if topic is None:
                 raise BadRequest(f"Unknown topic {slug[:100]!r}.", code="unknown_topic")
             topic_ids = {topic.pk}
@@ -87,14 +98,17 @@ class HiddenListApi(PersonalApi):
         arxiv_id = serializers.CharField(max_length=300)
 
     @extend_schema(
-        summary="Papers the caller is not interested in", responses=HiddenOutput(many=True)
+        summary="Papers the caller is not interested in",
+        responses=page_of("HiddenList", HiddenOutput),
     )
     def get(self, request):
         hidden = selectors.hidden_for_user(user=request.user)[:5000]
         return Response({"results": HiddenOutput(hidden, many=True).data, "next": None})
 
     @extend_schema(
-        summary="Hide a paper from the feed for good", request=HideInput, responses=HiddenOutput
+        summary="Hide a paper from the feed for good",
+        request=HideInput,
+        responses=created_or_ok(HiddenOutput),
     )
     def post(self, request):
         data = validated(self.HideInput, request.data)
@@ -127,7 +141,9 @@ class FeedbackApi(PersonalApi):
         topic = serializers.CharField(max_length=100)
         vote = serializers.ChoiceField(choices=TagFeedback.Vote.values)
 
-    @extend_schema(summary="The caller's tag feedback", responses=FeedbackOutput(many=True))
+    @extend_schema(
+        summary="The caller's tag feedback", responses=page_of("FeedbackList", FeedbackOutput)
+    )
     def get(self, request):
         feedback = (
             TagFeedback.objects.filter(user=request.user)
@@ -138,7 +154,7 @@ class FeedbackApi(PersonalApi):
 
     @extend_schema(
         summary="Confirm, reject or add a topic tag on a paper", request=FeedbackInput,
-        responses=FeedbackOutput,
+        responses=created_or_ok(FeedbackOutput),
     )  # fmt: skip
     def post(self, request):
         data = validated(self.FeedbackInput, request.data)

@@ -17,6 +17,7 @@ from accounts.apis.base import (
     ItemCursorPagination,
     PersonalApi,
     PlainTextParser,
+    created_or_ok,
     validated,
 )
 from accounts.models import LIST_NAME_MAX_LENGTH, NOTE_MAX_LENGTH, Deletion, ListItem
@@ -28,7 +29,7 @@ from accounts.services import imports as import_services
 from accounts.services import lists as list_services
 from accounts.services.exports import ExportEntry, export_format, export_render
 from accounts.services.ids import canonical_id
-from config.api import BadRequest
+from config.api import CURSOR_PARAMETERS, BadRequest, page_of
 
 # --- lists -----------------------------------------------------------------------------------
 
@@ -53,7 +54,12 @@ class ListListApi(PersonalApi):
     @extend_schema(
         summary="The caller's lists; with ?since, the changed ones and the ids of deleted ones",
         parameters=SYNC_PARAMETERS,
-        responses=ReadingListOutput(many=True),
+        responses=page_of(
+            "ReadingListPage",
+            ReadingListOutput,
+            version=INT_FIELD,
+            deleted=serializers.ListField(child=INT_FIELD, required=False),
+        ),
     )
     def get(self, request):
         since = self.since(request)
@@ -69,7 +75,9 @@ class ListListApi(PersonalApi):
             )
         return self.with_version(Response(body))
 
-    @extend_schema(summary="Create a list", request=ListCreateInput, responses=ReadingListOutput)
+    @extend_schema(
+        summary="Create a list", request=ListCreateInput, responses={201: ReadingListOutput}
+    )
     def post(self, request):
         expected = self.expected_version(request)
         data = validated(self.ListCreateInput, request.data)
@@ -138,8 +146,15 @@ class ItemListApi(PersonalApi):
         parameters=[
             *SYNC_PARAMETERS[:1],
             OpenApiParameter("read_state", str, enum=ListItem.ReadState.values),
+            *CURSOR_PARAMETERS,
         ],
-        responses=ListItemOutput(many=True),
+        responses=page_of(
+            "ListItemPage",
+            ListItemOutput,
+            previous=True,
+            version=INT_FIELD,
+            deleted=serializers.ListField(child=serializers.CharField(), required=False),
+        ),
     )
     def get(self, request, list_id: int):
         since = self.since(request)
@@ -170,7 +185,7 @@ class ItemListApi(PersonalApi):
         "harvested yet)",
         request=ItemSaveInput,
         parameters=SYNC_PARAMETERS[1:],
-        responses=ListItemOutput,
+        responses=created_or_ok(ListItemOutput),
     )
     def post(self, request, list_id: int):
         expected = self.expected_version(request)
@@ -205,14 +220,16 @@ class ItemBulkApi(PersonalApi):
         summary="Save many papers at once; one bad id rejects the request",
         request=ItemBulkInput,
         parameters=SYNC_PARAMETERS[1:],
-        responses=inline_serializer(
-            "ItemBulkOutput",
-            {
-                "created": IDS_FIELD,
-                "existing": IDS_FIELD,
-                "pending": IDS_FIELD,
-                "version": INT_FIELD,
-            },
+        responses=created_or_ok(
+            inline_serializer(
+                "ItemBulkOutput",
+                {
+                    "created": IDS_FIELD,
+                    "existing": IDS_FIELD,
+                    "pending": IDS_FIELD,
+                    "version": INT_FIELD,
+                },
+            )
         ),
     )
     def post(self, request, list_id: int):
@@ -255,7 +272,12 @@ class ItemTransferApi(PersonalApi):
         parameters=SYNC_PARAMETERS[1:],
         responses=inline_serializer(
             "ItemTransferOutput",
-            {"copied": IDS_FIELD, "moved": IDS_FIELD, "already": IDS_FIELD, "version": INT_FIELD},
+            {
+                "copied": serializers.ListField(child=serializers.CharField(), required=False),
+                "moved": serializers.ListField(child=serializers.CharField(), required=False),
+                "already": IDS_FIELD,
+                "version": INT_FIELD,
+            },
         ),
     )
     def post(self, request, list_id: int):
@@ -365,7 +387,15 @@ class ListExportApi(PersonalApi):
                 "format", str, enum=["bibtex", "ris", "csl-json", "csv"], required=True
             )
         ],
-        responses={(200, "text/plain"): OpenApiTypes.STR},
+        responses={
+            (200, "application/x-bibtex"): OpenApiTypes.STR,
+            (200, "application/x-research-info-systems"): OpenApiTypes.STR,
+            (200, "application/vnd.citationstyles.csl+json"): {
+                "type": "array",
+                "items": {"type": "object"},
+            },
+            (200, "text/csv"): OpenApiTypes.STR,
+        },
     )
     def get(self, request, list_id: int):
         fmt = export_format(request.query_params.get("format", ""))
@@ -392,16 +422,18 @@ class ListImportApi(PersonalApi):
             "text/plain": str,
         },
         parameters=SYNC_PARAMETERS[1:],
-        responses=inline_serializer(
-            "ImportOutput",
-            {
-                "format": serializers.CharField(),
-                "imported": IDS_FIELD,
-                "already": IDS_FIELD,
-                "pending": IDS_FIELD,
-                "errors": serializers.ListField(child=serializers.DictField()),
-                "version": INT_FIELD,
-            },
+        responses=created_or_ok(
+            inline_serializer(
+                "ImportOutput",
+                {
+                    "format": serializers.CharField(),
+                    "imported": IDS_FIELD,
+                    "already": IDS_FIELD,
+                    "pending": IDS_FIELD,
+                    "errors": serializers.ListField(child=serializers.DictField()),
+                    "version": INT_FIELD,
+                },
+            )
         ),
     )
     def post(self, request, list_id: int):

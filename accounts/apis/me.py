@@ -25,6 +25,7 @@ from accounts.serializers import (
 from accounts.services import account as account_services
 from accounts.services import lists as list_services
 from accounts.services import tokens as token_services
+from config.api import ErrorOutput, page_of
 
 # --- me --------------------------------------------------------------------------------------
 
@@ -95,6 +96,10 @@ def account_export_response(*, user) -> HttpResponse:
 # --- tokens (session only) -------------------------------------------------------------------
 
 
+class TokenCreatedOutput(TokenOutput):
+    token = serializers.CharField(help_text="the secret, shown in this answer only")
+
+
 class TokenListApi(PersonalApi):
     session_only = True
 
@@ -105,7 +110,8 @@ class TokenListApi(PersonalApi):
         )
 
     @extend_schema(
-        summary="The caller's API tokens (never their secrets)", responses=TokenOutput(many=True)
+        summary="The caller's API tokens (never their secrets)",
+        responses=page_of("TokenList", TokenOutput),
     )
     def get(self, request):
         tokens = selectors.tokens_for_user(user=request.user)
@@ -113,7 +119,7 @@ class TokenListApi(PersonalApi):
 
     @extend_schema(
         summary="Create a token; its secret is in this answer only", request=TokenCreateInput,
-        responses=TokenOutput,
+        responses={201: TokenCreatedOutput},
     )  # fmt: skip
     def post(self, request):
         data = validated(self.TokenCreateInput, request.data)
@@ -158,11 +164,15 @@ class TokenCurrentApi(PersonalApi):
             raise exceptions.NotFound("This request is not made with an API token.")
         return request.auth
 
-    @extend_schema(summary="The token making this request", responses=TokenOutput)
+    @extend_schema(
+        summary="The token making this request", responses={200: TokenOutput, 404: ErrorOutput}
+    )
     def get(self, request):
         return Response(TokenOutput(self._token(request)).data)
 
-    @extend_schema(summary="Revoke the token making this request", responses={204: None})
+    @extend_schema(
+        summary="Revoke the token making this request", responses={204: None, 404: ErrorOutput}
+    )
     def delete(self, request):
         token_services.token_revoke(user=request.user, token_id=self._token(request).pk)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -266,6 +266,8 @@ def import_parse(*, content: str, fmt: str = "auto") -> ParsedImport:
         raise InvalidInput(
             f"An import has at most {MAX_IMPORT_CHARS:,} characters.", code="import_too_large"
         )
+    if "\x00" in content:  # no text format has one, and PostgreSQL can't store it in a note
+        raise InvalidInput("The file has NUL bytes: it is not a text file.", code="not_text")
     if fmt == "auto":
         fmt = detect_format(content)
     parsed = PARSERS[fmt](content)
