@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+# The database is restarting or failing over: every query fails for a few seconds, and a worker
+# would burn through its whole queue in that time. Tagging batches wait and retry instead of
+# being lost, since nothing tags their papers later (docs/faults.md).
+DATABASE_DOWN = (OperationalError, InterfaceError)
 
 
-@shared_task(name="topics.tag_papers", acks_late=True)
+@shared_task(
+    name="topics.tag_papers",
+    acks_late=True,
+    autoretry_for=DATABASE_DOWN,
+    retry_backoff=2,
+    retry_backoff_max=120,
+    max_retries=10,
+)
 def tag_papers_task(paper_ids: list[int]) -> int:
     from topics.services.stats import topic_stats_schedule
     from topics.services.tagging import papers_tag

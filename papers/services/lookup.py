@@ -28,7 +28,12 @@ def pending_register(*, arxiv_ids: list[str]) -> None:
     ):
         from papers.tasks import fetch_pending_task
 
-        transaction.on_commit(lambda: fetch_pending_task.apply_async(countdown=COALESCE_SECONDS))
+        # Robust: when the broker went away since the cache answered, the error is logged and
+        # the request still answers; the ids are stored, and the next fetch takes every pending
+        # one (docs/faults.md).
+        transaction.on_commit(
+            lambda: fetch_pending_task.apply_async(countdown=COALESCE_SECONDS), robust=True
+        )
 
 
 def pending_fetch() -> UpsertResult:
