@@ -97,3 +97,29 @@ def test_https_deployments_redirect_plain_http_but_not_the_health_check(client, 
     secure = client.get("/", secure=True)
     assert secure.status_code == 200
     assert secure["Strict-Transport-Security"].startswith("max-age=31536000")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("path", "module", "kind"),
+    [
+        ("/api/v1/topics/policy-gradient", "topics.apis", "application/json"),
+        ("/topics/policy-gradient/", "topics.views", "text/html"),
+    ],
+)
+def test_a_database_outage_is_a_503_with_retry_after(client, monkeypatch, path, module, kind):
+    from django.db import OperationalError
+
+    def database_down(**kwargs):
+        raise OperationalError("connection to server at 127.0.0.1, port 5432 failed")
+
+    monkeypatch.setattr(f"{module}.topic_get", database_down)
+    response = client.get(path)
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert response["Content-Type"].startswith(kind)
+    assert b"5432" not in response.content  # the driver's message stays in the log
+    if kind == "application/json":
+        assert response.json()["code"] == "service_unavailable"
+    else:
+        assert b"briefly unavailable" in response.content
