@@ -182,6 +182,15 @@ def precision_at_k_bound(gold: Sequence[set[str]], k: int) -> float:
     return sum(vals) / len(vals) if vals else 0.0
 
 
+def precision_at_k_full(
+    gold: Sequence[set[str]], ranking: Sequence[Sequence[str]], k: int
+) -> tuple[float, int]:
+    """P@k over the papers with at least k gold topics only (where k right topics exist, so
+    the best possible value is 1), and how many papers that is."""
+    keep = [i for i, g in enumerate(gold) if len(g) >= k]
+    return precision_at_k([gold[i] for i in keep], [ranking[i] for i in keep], k), len(keep)
+
+
 def shown_precision_at_k(gold: Sequence[set[str]], shown: Sequence[Sequence[str]], k: int) -> float:
     """Mean over papers with at least one shown tag of |top-k & G| / min(k, |shown|): how often
     the first k tags a user sees are right (papers without tags are skipped)."""
@@ -371,15 +380,21 @@ def evaluate(
     }
     n = len(papers)
     n_tags = [len(p.tags) for p in papers]
+    p3 = precision_at_k(gold, ranking, 3)
+    p3_bound = precision_at_k_bound(gold, 3)
+    p3_full, n_full = precision_at_k_full(gold, ranking, 3)
     n_specific = [len(t) for t in pred]
     return {
         "papers": n,
         "non_area": non_area,
         "all_levels": all_levels,
         "p_at_1": precision_at_k(gold, ranking, 1),
-        "p_at_3": precision_at_k(gold, ranking, 3),
+        "p_at_3": p3,
         "p_at_5": precision_at_k(gold, ranking, 5),
-        "p_at_3_bound": precision_at_k_bound(gold, 3),
+        "p_at_3_bound": p3_bound,
+        "p_at_3_of_bound": p3 / p3_bound if p3_bound else 0.0,
+        "p_at_3_ge3_gold": p3_full,
+        "papers_ge3_gold": n_full,
         "shown_p_at_3": shown_precision_at_k(gold, pred, 3),
         "r_at_5": recall_at_k(gold, ranking, 5),
         "lenient_p_at_3": precision_at_k(

@@ -10,9 +10,13 @@ files or from DB rows) and an embedder (default: the shipped static model)::
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
 import logging
 import math
 import threading
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +29,7 @@ from .embedding import default_embedder
 from .features import (
     FEATURES,
     EncodedBatch,
+    NeighbourMemory,
     TopicIndex,
     compute_features,
     normalize_rows,
@@ -38,6 +43,36 @@ from .text import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, clean
 log = logging.getLogger(__name__)
 
 BATCH_SIZE = 256
+NEIGHBOURS_PATH = Path(__file__).resolve().parent / "model" / "labelled_papers.jsonl.gz"
+SHIPPED_MIN_KNOWN = 0.9  # share of the shipped labels' topics the taxonomy must know to use them
+PROBE_TITLE = "Graph neural networks for molecular property prediction"
+PROBE_ABSTRACT = "We train a message passing network on molecules and reinforcement learning."
+
+
+def encode_vector(vec: np.ndarray) -> str:
+    """A paper vector as base64 float16 (for the labelled-papers file)."""
+    return base64.b64encode(np.asarray(vec, dtype="<f2").tobytes()).decode("ascii")
+
+
+def decode_vector(text: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype="<f2")
+
+
+def load_labelled_papers(path: str | Path | None = None) -> list[tuple[dict, list[str]]]:
+    """The labelled papers shipped for kNN (``model/labelled_papers.jsonl.gz``, written by
+    ``manage.py fit_tagger`` from the training set): ``[(paper dict, topic slugs), ...]``;
+    [] when the file is absent. A paper dict may carry its cached vector (``vec``, float16 in
+    base64, valid for the embedding pipeline named by ``embedding``)."""
+    path = Path(path) if path is not None else NEIGHBOURS_PATH
+    if not path.is_file():
+        return []
+    out = []
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                row = json.loads(line)
+                out.append((row, list(row.get("topics") or ())))
+    return out
 
 
 def _str_tuple(value: Any) -> tuple[str, ...]:
@@ -165,6 +200,7 @@ class Tagger:
         feedback: Iterable[tuple[Any, str, bool]] | None = None,
         priors: Priors | Mapping[str, Mapping[str, float]] | None = None,
         params: ScorerParams | str | Path | None = None,
+        neighbours: Iterable[tuple[Any, Iterable[str]]] | str | Path | None = None,
     ):
         topics = list(topics.topics if isinstance(topics, Taxonomy) else topics)
         check_topic_specs(topics)
@@ -186,6 +222,14 @@ class Tagger:
         self.matcher = KeywordMatcher(topics)
         if priors is not None:
             self.index.set_priors(priors.lift if isinstance(priors, Priors) else priors)
+        if neighbours is None or isinstance(neighbours, (str, Path)):
+            neighbours = load_labelled_papers(neighbours)
+            mentions = [s for _, slugs in neighbours for s in slugs]
+            known = sum(1 for s in mentions if s in self.index.pos)
+            if known < SHIPPED_MIN_KNOWN * len(mentions):  # made for another taxonomy
+                log.info("labelled papers ignored: %d of %d topics known", known, len(mentions))
+                neighbours = []
+        self.set_neighbours(neighbours)
         for slug, papers in (examples or {}).items():
             for paper in papers:
                 self.apply_feedback(paper, slug, True)
@@ -209,6 +253,62 @@ class Tagger:
         with self._lock:
             self.params = new
             self._weights = new.weight_vector()
+
+    def set_neighbours(
+        self, labelled: Iterable[tuple[Any, Iterable[str]]] | NeighbourMemory | None
+    ) -> int:
+        """Replace the labelled papers used for kNN candidates and the ``knn_*`` and
+        ``base_rate`` features: ``[(paper, slugs), ...]`` (slugs that clearly apply; ancestors
+        are added, unknown slugs ignored) or a memory from :meth:`neighbour_memory`. A paper is
+        never its own neighbour (same id). Returns how many labelled papers are kept."""
+        if labelled is None or isinstance(labelled, NeighbourMemory):
+            with self._lock:
+                self.index.neighbours = labelled
+            return len(labelled) if labelled is not None else 0
+        items, cached = [], []
+        fingerprint = self.embedding_fingerprint()
+        for paper, slugs in labelled:
+            p = PaperInput.coerce(paper)
+            known = [self.index.pos[s] for s in slugs if s in self.index.pos]
+            if known:
+                items.append((p, known))
+                vec = None
+                if isinstance(paper, Mapping) and paper.get("embedding") == fingerprint:
+                    vec = paper.get("vec")
+                cached.append(vec)
+        if not items:
+            with self._lock:
+                self.index.neighbours = None
+            return 0
+        if all(isinstance(v, str) for v in cached):  # vectors cached by fit_tagger
+            vecs = np.stack([decode_vector(v) for v in cached]).astype(np.float32)
+            vecs = normalize_rows(vecs)
+        else:
+            vecs = self._vectors([p for p, _ in items])[0]
+        labels = np.zeros((len(items), len(self.topics)), dtype=np.float32)
+        for r, (_, known) in enumerate(items):
+            for j in known:
+                labels[r, j] = 1.0
+                labels[r, list(self.hierarchy.ancestors(j))] = 1.0
+        memory = NeighbourMemory(vecs, labels, [p.id for p, _ in items])
+        with self._lock:
+            self.index.neighbours = memory
+        return len(items)
+
+    def _active(self) -> ScorerParams:
+        """The scorer in use: ``params``, or its fallback while there are no labelled papers."""
+        return self.params.active(self.index.neighbours is not None)
+
+    def embedding_fingerprint(self) -> str:
+        """Identifies the paper-embedding pipeline (embedder, centring, title weight) by the
+        vector of a fixed probe text, so cached paper vectors are used only where they fit."""
+        probe = self._vectors([PaperInput("", PROBE_TITLE, PROBE_ABSTRACT)])[0][0]
+        digest = zlib.crc32(np.round(probe, 3).astype(np.float32).tobytes())
+        return f"{self.embedder.__class__.__name__}:{probe.shape[0]}:{digest:08x}"
+
+    def neighbour_memory(self) -> NeighbourMemory | None:
+        """The labelled papers in use (to swap back later with :meth:`set_neighbours`)."""
+        return self.index.neighbours
 
     def tag(self, paper: Any) -> list[Tag]:
         return self.tag_batch([paper])[0]
@@ -333,6 +433,15 @@ class Tagger:
 
     # -- internals --------------------------------------------------------------------------
     def _encode(self, papers: Sequence[PaperInput]) -> EncodedBatch:
+        vec, title_vec, known, titles, abstracts = self._vectors(papers)
+        hits = [self.matcher.match(t, a) for t, a in zip(titles, abstracts, strict=True)]
+        usable = known | np.array([bool(h) for h in hits], dtype=bool)
+        return EncodedBatch(
+            vec, title_vec, hits, [p.categories for p in papers], usable, [p.id for p in papers]
+        )
+
+    def _vectors(self, papers: Sequence[PaperInput]):
+        """(paper vectors, title vectors, known-token mask, cleaned titles, cleaned abstracts)."""
         titles = [clean(p.title, MAX_TITLE_CHARS) for p in papers]
         abstracts = [clean(p.abstract, MAX_ABSTRACT_CHARS) for p in papers]
         alpha = float(self.params.embedding["title_weight"])
@@ -350,20 +459,20 @@ class Tagger:
             body_vec = normalize_rows(emb.encode(joined))
             known = np.any(body_vec != 0, axis=1)
         vec = normalize_rows(alpha * title_vec + (1 - alpha) * body_vec)
-        hits = [self.matcher.match(t, a) for t, a in zip(titles, abstracts, strict=True)]
-        usable = known | np.array([bool(h) for h in hits], dtype=bool)
-        return EncodedBatch(vec, title_vec, hits, [p.categories for p in papers], usable)
+        return vec, title_vec, known, titles, abstracts
 
     def _score(self, feats, *, raw: bool = False) -> np.ndarray:
         """(N, T) calibrated scores; 0 for non-candidates (raw: linear scores, -inf)."""
-        z = np.full(feats.candidates.shape, float(self.params.bias), dtype=np.float32)
-        for f, w in zip(FEATURES, self._weights, strict=True):
+        params = self._active()
+        weights = self._weights if params is self.params else params.weight_vector()
+        z = np.full(feats.candidates.shape, float(params.bias), dtype=np.float32)
+        for f, w in zip(FEATURES, weights, strict=True):
             if w:
                 z += w * feats.values[f]
         if raw:
             z[~feats.candidates] = -np.inf
             return z
-        a, c = self.params.platt
+        a, c = params.platt
         p = sigmoid(a * z + c).astype(np.float32)
         p[~feats.candidates] = 0.0
         return p
@@ -382,7 +491,7 @@ class Tagger:
             feats = compute_features(batch, self.index, self.params.candidates)
             own = self._score(feats)
             coherent = self.hierarchy.coherent(own)
-            settings = self.params.selection
+            settings = self._active().selection
             results = []
             for i in range(len(inputs)):
                 if not batch.usable[i]:

@@ -36,6 +36,9 @@ FEATURES: tuple[str, ...] = (
     "neg_sim",  # max cos to the topic's rejected papers above 0.3 (0 if none or below)
     "prior",  # log-lift of P(topic | primary category) from tagged data (0 if unknown)
     "is_area",  # 1 for an area (root)
+    "knn_vote",  # similarity-weighted share of the nearest labelled papers that carry the topic
+    "knn_sim",  # cos to the nearest labelled paper carrying the topic, above 0.3 (0 if none)
+    "base_rate",  # log(1 + labelled papers carrying the topic); 0 if none or no labelled papers
 )
 FEATURE_INDEX = {f: i for i, f in enumerate(FEATURES)}
 Z_STD_FLOOR = 0.02
@@ -176,6 +179,7 @@ class TopicIndex:
         self.v_name = normalize_rows(enc[2::3])
         self.v_proto = self.v_desc.copy()
         self.memory = ExampleMemory(self.dim, n)
+        self.neighbours: NeighbourMemory | None = None  # labelled papers for kNN (engine sets it)
 
         # Column statistics: each topic's similarity to ordinary (reference) papers, so that a
         # similarity is scored against what is usual for that topic, whatever the taxonomy size.
@@ -269,6 +273,66 @@ class TopicIndex:
             self.col_desc[1][topic] = max(float(sims.std()), Z_STD_FLOOR)
 
 
+class NeighbourMemory:
+    """Labelled papers (the training set: "nearest already-tagged papers", study 3.3): their
+    vectors and topics (ancestors included), queried by cosine for kNN candidates and features.
+
+    A paper never counts as its own neighbour: rows whose id equals the queried paper's id are
+    skipped, so the training papers' own features stay honest (leave-one-out)."""
+
+    def __init__(self, vecs: np.ndarray, labels: np.ndarray, ids: Sequence[str]):
+        self.vecs = np.ascontiguousarray(vecs, dtype=np.float32)
+        self.labels = np.ascontiguousarray(labels, dtype=np.float32)  # (M, T) 0/1
+        self.ids = [str(i) for i in ids]
+        self.row_of = {pid: r for r, pid in enumerate(self.ids) if pid}
+        self.counts = self.labels.sum(axis=0)  # (T,) labelled papers per topic
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def rows(self, ids: Sequence[str]) -> list[int | None]:
+        """The memory row of each id (None when the paper is not in the memory)."""
+        return [self.row_of.get(str(pid)) if pid else None for pid in ids]
+
+    def base_rate(self, ids: Sequence[str]) -> np.ndarray:
+        """(N, T) log(1 + number of labelled papers carrying the topic), the paper itself left
+        out: how common a topic is among the labelled papers ("topic base rate"). 0 for a topic
+        nobody labelled, which is also the value without labelled papers (neutral)."""
+        counts = np.repeat(self.counts[None, :], len(ids), axis=0)
+        for i, r in enumerate(self.rows(ids)):
+            if r is not None:
+                counts[i] -= self.labels[r]
+        return np.log1p(counts).astype(np.float32)
+
+    def query(
+        self, vecs: np.ndarray, ids: Sequence[str], k: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(vote (N, T), nearest similarity (N, T), neighbour topics (N, T) bool) over each
+        paper's ``k`` nearest labelled papers (similarity > 0, the paper itself left out)."""
+        n, t = len(vecs), self.labels.shape[1]
+        k = min(int(k), len(self))
+        if k <= 0 or n == 0:
+            zero = np.zeros((n, t), dtype=np.float32)
+            return zero, zero.copy(), np.zeros((n, t), dtype=bool)
+        sims = vecs @ self.vecs.T
+        for i, pid in enumerate(ids):
+            r = self.row_of.get(str(pid)) if pid else None
+            if r is not None:
+                sims[i, r] = -np.inf
+        idx = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        s = np.take_along_axis(sims, idx, axis=1)
+        w = np.where(np.isfinite(s), np.maximum(s, 0.0), 0.0).astype(np.float32)  # (N, k)
+        vote = np.zeros((n, t), dtype=np.float32)
+        near = np.zeros((n, t), dtype=np.float32)
+        for c in range(k):  # k passes over (N, T) instead of an (N, k, T) gather
+            contrib = self.labels[idx[:, c]] * w[:, c : c + 1]
+            vote += contrib
+            np.maximum(near, contrib, out=near)
+        total = w.sum(axis=1, keepdims=True)
+        vote = np.divide(vote, total, out=np.zeros_like(vote), where=total > 0)
+        return vote, near, near > 0
+
+
 @dataclass
 class EncodedBatch:
     vec: np.ndarray  # (N, D) paper vectors (title-weighted)
@@ -276,6 +340,7 @@ class EncodedBatch:
     hits: list[dict[int, list[Hit]]]
     categories: list[tuple[str, ...]]
     usable: np.ndarray  # (N,) bool: some known token or a keyword hit
+    ids: list[str] = field(default_factory=list)  # paper ids (to leave a paper out of its kNN)
 
 
 @dataclass
@@ -357,6 +422,18 @@ def compute_features(
         np.clip(np.nan_to_num(neg - EX_BASELINE, nan=0.0), 0, None) if neg is not None else zeros
     )
 
+    knn_k = int(candidates_cfg.get("knn_k", 0))
+    nb = index.neighbours
+    if nb is not None and len(nb) and knn_k > 0:
+        ids = batch.ids if len(batch.ids) == n else [""] * n
+        knn_vote, knn_near, knn_cand = nb.query(vec, ids, knn_k)
+        knn_sim = np.clip(knn_near - EX_BASELINE, 0, None)
+        knn_cand &= knn_vote >= float(candidates_cfg.get("knn_min_vote", 0.0))
+        base_rate = nb.base_rate(ids)
+    else:
+        knn_vote = knn_sim = base_rate = zeros
+        knn_cand = None
+
     values = {
         "sim_desc": z_desc,
         "sim_kw": z_kw,
@@ -375,6 +452,9 @@ def compute_features(
         "neg_sim": neg_sim.astype(np.float32),
         "prior": prior,
         "is_area": np.broadcast_to(index.is_area, (n, t)),
+        "knn_vote": knn_vote,
+        "knn_sim": knn_sim,
+        "base_rate": base_rate,
     }
 
     # Candidate generation: top-k by each similarity, every keyword hit, nearest examples.
@@ -395,5 +475,7 @@ def compute_features(
         rows = np.repeat(np.arange(n), k)
         ok = np.isfinite(m[rows, top]) & rows_ok[rows]
         cand[rows[ok], top[ok]] = True
+    if knn_cand is not None:
+        cand |= knn_cand
     cand &= batch.usable[:, None]
     return BatchFeatures(values, cos_desc, cos_kw, cand)

@@ -44,12 +44,21 @@ class ScorerParams:
     embedding: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_EMBEDDING))
     rocchio: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_ROCCHIO))
     fit: Mapping[str, Any] = field(default_factory=dict)  # how/when it was fitted, metrics
+    # Weights, Platt and decision settings for a tagger without labelled papers (no kNN memory:
+    # a custom taxonomy, or none shipped), fitted on the same data without the kNN features.
+    fallback: ScorerParams | None = None
+
+    def active(self, has_neighbours: bool) -> ScorerParams:
+        """The parameters to score with: the fallback when there are no labelled papers."""
+        if not has_neighbours and self.fallback is not None:
+            return self.fallback
+        return self
 
     def weight_vector(self) -> np.ndarray:
         return np.array([float(self.weights.get(f, 0.0)) for f in FEATURES], dtype=np.float32)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "version": self.version,
             "features": {f: round(float(self.weights.get(f, 0.0)), 6) for f in FEATURES},
             "bias": round(float(self.bias), 6),
@@ -60,13 +69,25 @@ class ScorerParams:
             "rocchio": dict(self.rocchio),
             "fit": dict(self.fit),
         }
+        if self.fallback is not None:
+            out["fallback"] = {
+                k: v
+                for k, v in self.fallback.to_dict().items()
+                if k not in ("candidates", "embedding", "rocchio")
+            }
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ScorerParams:
         unknown = set(data.get("features", {})) - set(FEATURES)
         if unknown:
             raise ValueError(f"scorer: unknown feature(s) {sorted(unknown)}")
+        fallback = data.get("fallback")
+        if fallback is not None:
+            shared = {k: data[k] for k in ("candidates", "embedding", "rocchio") if k in data}
+            fallback = cls.from_dict({**fallback, **shared})
         return cls(
+            fallback=fallback,
             weights={f: float(v) for f, v in data.get("features", {}).items()},
             bias=float(data.get("bias", 0.0)),
             platt=tuple(float(x) for x in data.get("platt", (1.0, 0.0))),  # type: ignore[arg-type]

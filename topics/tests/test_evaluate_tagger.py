@@ -9,7 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from topics.tagger import ScorerParams
+from topics.tagger import PaperInput, ScorerParams
 
 METRICS = [
     "micro-F1",
@@ -64,6 +64,10 @@ def test_evaluate_tagger_prints_every_metric_with_targets(tmp_path):
     assert 0.0 <= data["candidate_recall_at_50"]["micro"] <= 1.0
     assert 0.0 <= data["coverage"] <= 1.0
     assert data["p_at_3"] <= data["p_at_3_bound"] + 1e-9
+    assert 0.0 <= data["p_at_3_ge3_gold"] <= 1.0
+    assert 0 <= data["papers_ge3_gold"] <= 12
+    assert abs(data["p_at_3_of_bound"] - data["p_at_3"] / data["p_at_3_bound"]) < 1e-9
+    assert "P@3, papers with >= 3 gold topics" in text
     assert len(data["per_paper"]) == 12
     assert data["tagger"]["model_version"].startswith(ScorerParams.load().version)
 
@@ -98,6 +102,56 @@ def test_fit_tagger_writes_a_scorer_from_training_papers(tmp_path):
     assert fitted.fit["data"]["set"] == "train"
     assert fitted.fit["cv"]["micro_f1"] >= 0.0
     assert fitted.platt[0] > 0  # higher raw score -> higher probability
+    assert 0.0 <= fitted.fit["cv"]["p_at_3"] <= fitted.fit["cv"]["p_at_3_bound"] + 1e-9
+    # the labelled papers the kNN reads are written next to the scorer, deterministically
+    from topics.tagger.engine import load_labelled_papers
+
+    labelled = tmp_path / "labelled_papers.jsonl.gz"
+    rows = load_labelled_papers(labelled)
+    assert 0 < len(rows) <= 40
+    assert fitted.fit["labelled_papers"]["papers"] == len(rows)
+    assert all(r["vec"] and r["embedding"] for r, _ in rows)  # vectors cached for start-up
+
+
+def test_labelled_papers_file_is_deterministic_and_its_cached_vectors_fit(tmp_path):
+    import numpy as np
+
+    from topics.management.commands.fit_tagger import write_labelled
+    from topics.services.taxonomy import TAXONOMY_DIR
+    from topics.tagger import Tagger, load_taxonomy_files
+    from topics.tagger.engine import load_labelled_papers
+
+    tagger = Tagger(load_taxonomy_files(TAXONOMY_DIR).topics, neighbours=())
+    papers = [PaperInput.coerce(p) for p in _train_papers(6)]
+    labelled = [(p, ["graph-neural-networks"]) for p in papers]
+    first, second = tmp_path / "a.jsonl.gz", tmp_path / "b.jsonl.gz"
+    write_labelled(first, labelled, tagger)
+    write_labelled(second, labelled, tagger)
+    assert first.read_bytes() == second.read_bytes()
+    rows = load_labelled_papers(first)
+    assert tagger.set_neighbours(rows) == 6  # from the cached vectors
+    cached = tagger.neighbour_memory().vecs
+    assert tagger.set_neighbours(labelled) == 6  # embedded afresh
+    assert np.allclose(cached, tagger.neighbour_memory().vecs, atol=2e-3)
+    stale = [({**r, "embedding": "other"}, t) for r, t in rows]  # another pipeline: re-embed
+    assert tagger.set_neighbours(stale) == 6
+    assert np.allclose(cached, tagger.neighbour_memory().vecs, atol=2e-3)
+
+
+def _train_papers(n: int) -> list[dict]:
+    from topics.evaluation import load_set
+
+    return load_set("train").papers[:n]
+
+
+def test_precision_at_k_full_counts_only_papers_with_k_gold_topics():
+    from topics.evaluation.metrics import precision_at_k_full
+
+    gold = [{"a", "b", "c"}, {"a"}, {"a", "b", "c", "d"}]
+    ranking = [["a", "x", "b"], ["a", "y", "z"], ["d", "c", "b"]]
+    value, n = precision_at_k_full(gold, ranking, 3)
+    assert n == 2
+    assert value == pytest.approx((2 / 3 + 1) / 2)
 
 
 @pytest.fixture(scope="module")

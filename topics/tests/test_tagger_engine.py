@@ -307,3 +307,59 @@ def test_candidates_and_pair_features(tagger):
     feats = tagger.pair_features([RL_PAPER], [["ppo", "gnn", "nope"]])[0]
     assert set(feats) == {"ppo", "gnn"}
     assert feats["ppo"]["kw_title"] > 0 == feats["gnn"]["kw_title"]
+
+
+def test_labelled_papers_give_knn_candidates_features_and_leave_themselves_out(embedder):
+    from dataclasses import replace
+
+    from topics.tagger import ScorerParams
+
+    params = ScorerParams.load()
+    params = replace(params, candidates={**params.candidates, "knn_k": 3})
+    labelled = [
+        (GNN_PAPER, ["gnn"]),
+        (PaperInput("n2", GNN_PAPER.title, GNN_PAPER.abstract), ["gnn", "diffusion"]),
+        (RL_PAPER, ["ppo"]),
+        (PaperInput("n4", "Unknown", "x"), ["not-a-topic"]),  # unknown slugs are dropped
+    ]
+    tagger = Tagger(TOPICS, embedder, params=params, neighbours=labelled)
+    memory = tagger.neighbour_memory()
+    assert len(memory) == 3
+    j = tagger.index.pos
+    # ancestors are carried: a "ppo" paper also counts for policy-gradient and rl
+    assert memory.labels[memory.row_of[RL_PAPER.id], j["rl"]] == 1
+
+    query = PaperInput("q", GNN_PAPER.title, GNN_PAPER.abstract)
+    feats = tagger.pair_features([query, GNN_PAPER], [["gnn", "diffusion"], ["gnn", "diffusion"]])
+    # an unseen paper: both look-alike papers vote for gnn, one for diffusion
+    assert feats[0]["gnn"]["knn_vote"] > feats[0]["diffusion"]["knn_vote"] > 0
+    assert feats[0]["gnn"]["knn_sim"] > 0
+    # a labelled paper is not its own neighbour, and its own labels leave the base rate
+    assert feats[1]["diffusion"]["knn_vote"] > 0  # from n2, not from itself
+    assert feats[1]["gnn"]["base_rate"] < feats[0]["gnn"]["base_rate"]
+    assert "diffusion" in tagger.candidate_slugs([query])[0]  # a kNN candidate
+
+    # no labelled papers, or knn_k 0: the kNN features are 0
+    tagger.set_neighbours([])
+    assert tagger.neighbour_memory() is None
+    assert tagger.pair_features([query], [["gnn"]])[0]["gnn"]["knn_vote"] == 0
+    assert tagger.set_neighbours(memory) == 3
+    tagger.set_params(replace(params, candidates={**params.candidates, "knn_k": 0}))
+    assert tagger.pair_features([query], [["gnn"]])[0]["gnn"]["knn_vote"] == 0
+
+
+def test_shipped_labelled_papers_load_and_match_the_taxonomy():
+    from topics.services.taxonomy import TAXONOMY_DIR
+    from topics.tagger import load_taxonomy_files
+    from topics.tagger.engine import load_labelled_papers
+
+    rows = load_labelled_papers()
+    assert len(rows) >= 500
+    slugs = {t.slug for t in load_taxonomy_files(TAXONOMY_DIR).topics}
+    assert all(topics and set(topics) <= slugs for _, topics in rows)
+    gold = set()
+    from topics.evaluation import load_set
+
+    gold = {p["id"] for p in load_set("gold").papers}
+    assert not gold & {paper["id"] for paper, _ in rows}  # nothing from the gold set
+    assert load_labelled_papers("/nonexistent/file.jsonl.gz") == []

@@ -129,3 +129,29 @@ def test_selection_rules():
             assert all(scores[j] < settings["floor"] for j in range(80) if j not in slugs)
         elif len(confident) <= settings["max_tags"] and len(leaves) < settings["max_specific"]:
             assert set(confident) <= slugs
+
+
+def test_the_fallback_scorer_round_trips_and_serves_taggers_without_labelled_papers(tmp_path):
+    from dataclasses import replace
+
+    from topics.tagger import Tagger, TopicSpec
+    from topics.tagger.embedding import HashingEmbedder
+
+    main = ScorerParams.load()
+    assert main.fallback is not None  # fit-2 ships one (fitted without kNN)
+    assert main.fallback.candidates == main.candidates  # shared, stored once
+    path = tmp_path / "scorer.json"
+    main.save(path)
+    again = ScorerParams.load(path)
+    assert again.to_dict() == main.to_dict()
+    assert again.fallback.weights == main.fallback.weights
+    assert main.active(True) is main
+    assert main.active(False) is main.fallback
+    assert replace(main, fallback=None).active(False).version == main.version
+
+    topics = [TopicSpec("rl", "Reinforcement Learning", keywords=("reinforcement learning",))]
+    tagger = Tagger(topics, HashingEmbedder(32), params=main)  # another taxonomy: no memory
+    assert tagger.neighbour_memory() is None
+    assert tagger._active() is main.fallback
+    tagger.set_neighbours([({"id": "x", "title": "RL", "abstract": "reinforcement"}, ["rl"])])
+    assert tagger._active() is main

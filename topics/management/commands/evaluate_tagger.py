@@ -23,6 +23,9 @@ from topics.evaluation.metrics import PaperEval, Pred, evaluate
 TARGETS = {
     "micro_f1": (">= 0.60", lambda v: v >= 0.60),
     "p_at_3": (">= 0.80", lambda v: v >= 0.80),
+    # Restated P@3 target (docs/tagging.md): P@3 can reach 1 only on papers with >= 3 gold
+    # topics, so the 0.80 target is also checked there.
+    "p_at_3_ge3_gold": (">= 0.80 (restated)", lambda v: v >= 0.80),
     "candidate_recall_at_50": (">= 0.95", lambda v: v >= 0.95),
     "hierarchy_violations": ("0", lambda v: v == 0),
     "ece": ("<= 0.10", lambda v: v <= 0.10),
@@ -197,7 +200,18 @@ class Command(BaseCommand):
         row("macro-F1 (topics >= 5 gold)", na["macro_f1"], extra=f"{na['macro_topics']} topics")
         row("example-based F1", na["example_f1"])
         row("P@1", m["p_at_1"])
-        row("P@3", m["p_at_3"], "p_at_3", f"best possible {m['p_at_3_bound']:.3f}")
+        row(
+            "P@3",
+            m["p_at_3"],
+            "p_at_3",
+            f"best possible {m['p_at_3_bound']:.3f} ({m['p_at_3_of_bound']:.0%} of it)",
+        )
+        row(
+            "P@3, papers with >= 3 gold topics",
+            m["p_at_3_ge3_gold"],
+            "p_at_3_ge3_gold",
+            f"{m['papers_ge3_gold']} papers; best possible 1",
+        )
         row("precision of the first 3 shown tags", m["shown_p_at_3"])
         row("R@5", m["r_at_5"])
         row("lenient precision (acceptable ok)", na["lenient_precision"])

@@ -1,22 +1,26 @@
 """manage.py fit_tagger: fit the tagger's scorer, calibration and decision threshold on the
-TRAINING set only.
+TRAINING set only, and write the labelled papers the tagger's kNN uses.
 
-    manage.py fit_tagger [--name fit-1] [--out topics/tagger/model/scorer.json]
+    manage.py fit_tagger [--name fit-2] [--out topics/tagger/model/scorer.json]
                          [--base topics/tagger/model/scorer_hand-1.json] [--folds 5]
                          [--acceptable exclude|negative|half] [--l2 3.0] [--calibrate-top 5]
-                         [--search] [--report cv.json] [--dry-run]
+                         [--knn-k 10] [--search] [--report cv.json] [--dry-run]
 
-1. Pairs: for every labelled training paper (topics/evaluation/train_*.jsonl, Jan-Apr 2025; the
-   command refuses papers from the gold window or in the gold set), every topic the scorer scores
-   for it (``Tagger.candidate_slugs``: keyword hits, top-k by each similarity) gives one pair with
-   ``Tagger.pair_features``. Label 1 = the topic or one of its descendants is labelled "clearly
-   applies" (gold expanded with ancestors), 0 = any other candidate. An "acceptable" topic
-   (defensible, not clearly right) is, with ``--acceptable``: ``negative`` a 0 like any other
-   wrong topic; ``exclude`` left out of the logistic fit; ``half`` a positive of weight 0.5.
-   Calibration is always to strict correctness (acceptable = not correct), as ECE is measured.
+1. Pairs: for every labelled training paper (topics/evaluation/train_*.jsonl, announced
+   2024-12-31..2025-05-16; the command refuses papers from the gold window or in the gold set),
+   every topic the scorer scores for it (``Tagger.candidate_slugs``: keyword hits, top-k by each
+   similarity, the topics of the ``--knn-k`` nearest other labelled training papers) gives one
+   pair with ``Tagger.pair_features``. Label 1 = the topic or one of its descendants is labelled
+   "clearly applies" (gold expanded with ancestors), 0 = any other candidate. An "acceptable"
+   topic (defensible, not clearly right) is, with ``--acceptable``: ``negative`` a 0 like any
+   other wrong topic; ``exclude`` left out of the logistic fit; ``half`` a positive of weight
+   0.5. Calibration is always to strict correctness (acceptable = not correct), as ECE is
+   measured.
 2. ``--folds``-fold cross-validation grouped by paper: on each fold's complement the logistic
    weights are fitted (``fit_scorer``, all features standardised, L2, classes balanced); the
    held-out papers get out-of-fold raw scores, made hierarchy-consistent as the tagger does.
+   The kNN memory of each fold holds the other folds' papers only, so no held-out label is
+   seen (a training paper is never its own neighbour either).
 3. Calibration: one Platt scaling fitted on the out-of-fold raw scores of each paper's
    ``--calibrate-top`` best non-area topics (the region where tags are chosen; 0 = all
    candidates), so that the scores of the tags the tagger shows are calibrated, not only the
@@ -26,17 +30,20 @@ TRAINING set only.
    floor is set), the threshold closest to 0.5, so that a "confident" tag is more likely right
    than wrong. ``--search`` also cross-validates ``--acceptable`` x ``--l2`` and keeps the best
    micro-F1 (within 0.005, the lowest ECE).
-5. The final weights are fitted on all training papers, with the cross-validated Platt
-   parameters and decision rule, and written with their version, the data they came from and
-   the out-of-fold figures in ``fit``.
+5. The final weights are fitted on all training papers (kNN over all of them, each left out of
+   its own neighbours), with the cross-validated Platt parameters and decision rule, and
+   written with their version, the data they came from and the out-of-fold figures in ``fit``;
+   the labelled papers go to ``labelled_papers.jsonl.gz`` next to the scorer.
 
 The base (hand-set) scorer supplies the candidate sizes, the rest of the decision rule and the
 weights of signals the training data cannot show (example papers, rejections, priors; their
-effect on the final logit is kept). Deterministic: the same files give the same scorer.json.
+effect on the final logit is kept). Deterministic: the same files give the same scorer.json and
+labelled_papers.jsonl.gz.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import time
@@ -61,6 +68,8 @@ ACCEPTABLE_MODES = ("negative", "exclude", "half")
 L2_GRID = (0.3, 1.0, 3.0, 10.0)
 TOLERANCE = 0.005  # micro-F1 differences below this are noise (its 95% CI is about +-0.04)
 PREFER = 0.5
+KNN_K = 10  # nearest labelled training papers (candidates + knn_* features)
+LABELLED_FILE = "labelled_papers.jsonl.gz"  # written next to the scorer: the kNN memory
 
 
 def fold_of(paper_id: str, folds: int) -> int:
@@ -80,10 +89,13 @@ def check_training_papers(papers: list[dict], gold_ids: set[str]) -> None:
             )
 
 
-def build_pairs(tagger, papers, gold, acceptable, mode: str) -> list[tuple]:
-    """(features, label, group, weight) for every scored (paper, topic) pair of the papers."""
-    cands = tagger.candidate_slugs(papers)
-    feats = tagger.pair_features(papers, cands)
+def scored_pairs(tagger, papers) -> list[dict[str, dict[str, float]]]:
+    """Per paper, the features of every topic the scorer scores for it."""
+    return tagger.pair_features(papers, tagger.candidate_slugs(papers))
+
+
+def label_pairs(papers, feats, gold, acceptable, mode: str) -> list[tuple]:
+    """(features, label, group, weight) from :func:`scored_pairs` and the labels."""
     pairs = []
     for paper, row, g, a in zip(papers, feats, gold, acceptable, strict=True):
         for slug, f in row.items():
@@ -98,29 +110,70 @@ def build_pairs(tagger, papers, gold, acceptable, mode: str) -> list[tuple]:
     return pairs
 
 
-def oof_raw_scores(tagger, base, papers, pairs, *, folds: int, l2: float) -> np.ndarray:
-    """(N, T) out-of-fold raw coherent scores (-inf for non-candidates)."""
+def build_pairs(tagger, papers, gold, acceptable, mode: str) -> list[tuple]:
+    """(features, label, group, weight) for every scored (paper, topic) pair of the papers,
+    with the tagger's labelled papers (kNN) as they are (a paper is never its own neighbour)."""
+    return label_pairs(papers, scored_pairs(tagger, papers), gold, acceptable, mode)
+
+
+class FoldData:
+    """Per cross-validation fold: the labelled-paper memory of the other folds (kNN features
+    must not see the held-out papers' labels) and the features of the other folds' pairs,
+    computed once and relabelled for each ``--acceptable`` mode."""
+
+    def __init__(self, tagger, papers, labels, folds: int):
+        self.tagger, self.papers, self.folds = tagger, papers, folds
+        self.fold = [fold_of(p.id, folds) for p in papers]
+        self.memory, self.feats, self.train_idx = {}, {}, {}
+        saved = tagger.neighbour_memory()
+        try:
+            for k in range(folds):
+                idx = [i for i, f in enumerate(self.fold) if f != k]
+                tagger.set_neighbours([(papers[i], labels[i]) for i in idx])
+                self.memory[k] = tagger.neighbour_memory()
+                self.train_idx[k] = idx
+                self.feats[k] = scored_pairs(tagger, [papers[i] for i in idx])
+        finally:
+            tagger.set_neighbours(saved)
+
+    def pairs(self, k: int, gold, acceptable, mode: str) -> list[tuple]:
+        idx = self.train_idx[k]
+        return label_pairs(
+            [self.papers[i] for i in idx],
+            self.feats[k],
+            [gold[i] for i in idx],
+            [acceptable[i] for i in idx],
+            mode,
+        )
+
+
+def oof_raw_scores(
+    tagger, base, papers, data: FoldData, gold, acceptable, mode: str, *, l2: float
+) -> np.ndarray:
+    """(N, T) out-of-fold raw coherent scores (-inf for non-candidates): each fold is scored
+    by weights fitted on the other folds, with only the other folds as labelled papers."""
     from topics.tagger import fit_scorer
 
-    fold = [fold_of(p.id, folds) for p in papers]
     z = np.full((len(papers), len(tagger.topics)), -np.inf, dtype=np.float64)
+    saved = tagger.neighbour_memory()
     try:
-        for k in range(folds):
-            train_ids = {p.id for p, f in zip(papers, fold, strict=True) if f != k}
-            held = [i for i, f in enumerate(fold) if f == k]
+        for k in range(data.folds):
+            held = [i for i, f in enumerate(data.fold) if f == k]
             if not held:
                 continue
             params = fit_scorer(
-                [pr for pr in pairs if pr[2] in train_ids],
+                data.pairs(k, gold, acceptable, mode),
                 base=base,
                 l2=l2,
                 calibration_fraction=0.0,
                 version=f"cv-{k}",
             )
             tagger.set_params(params)
+            tagger.set_neighbours(data.memory[k])
             z[held] = tagger.coherent_scores([papers[i] for i in held], raw=True)
     finally:
         tagger.set_params(base)
+        tagger.set_neighbours(saved)
     return z
 
 
@@ -215,10 +268,40 @@ def candidate_recall_at(scores, gold_matrix, non_area, depth, k: int = 50) -> fl
     return found / total if total else 0.0
 
 
-def evaluate_variant(tagger, base, papers, pairs, gold, y, *, folds, l2, top) -> dict:
+def ranking_metrics(tagger, scores, tag_lists, gold, areas) -> dict:
+    """P@3 on the ranking the evaluation uses (shown non-area tags in rank order, then the
+    other candidates by score), its bound, and P@3 over papers with >= 3 non-area gold topics."""
+    from topics.evaluation.metrics import (
+        precision_at_k,
+        precision_at_k_bound,
+        precision_at_k_full,
+    )
+
+    depth = tagger.hierarchy.depth
+    slugs = [t.slug for t in tagger.topics]
+    rankings = []
+    for row, tags in zip(scores, tag_lists, strict=True):
+        shown = [s for s, _, _ in tags if s not in areas]
+        live = np.flatnonzero(row > 0)
+        order = live[np.lexsort((live, -depth[live], -row[live]))][:50]
+        seen = set(shown)
+        rankings.append(shown + [slugs[j] for j in order if slugs[j] not in areas | seen])
+    g = [x - areas for x in gold]
+    full, n_full = precision_at_k_full(g, rankings, 3)
+    return {
+        "p_at_3": precision_at_k(g, rankings, 3),
+        "p_at_3_bound": precision_at_k_bound(g, 3),
+        "p_at_3_ge3_gold": full,
+        "papers_ge3_gold": n_full,
+    }
+
+
+def evaluate_variant(
+    tagger, base, papers, data: FoldData, gold, acceptable, mode, y, *, l2, top
+) -> dict:
     areas = areas_of({t.slug: t.parent for t in tagger.topics})
     non_area = np.array([t.slug not in areas for t in tagger.topics])
-    z = oof_raw_scores(tagger, base, papers, pairs, folds=folds, l2=l2)
+    z = oof_raw_scores(tagger, base, papers, data, gold, acceptable, mode, l2=l2)
     a, c = calibrate(z, y, non_area, top)
     scores = to_scores(z, a, c)
     grid = selection_grid(base.selection)
@@ -229,7 +312,45 @@ def evaluate_variant(tagger, base, papers, pairs, gold, y, *, folds, l2, top) ->
     best = choose(results)
     depth = tagger.hierarchy.depth
     best["candidate_recall_at_50"] = candidate_recall_at(scores, y, non_area, depth)
+    sel = {k: best[k] for k in base.selection}
+    tags = [decide(tagger, scores[i], sel) for i in range(len(papers))]
+    best.update(ranking_metrics(tagger, scores, tags, gold, areas))
     return {"platt": [a, c], "best": best, "grid": results}
+
+
+def fit_fallback(tagger, base, papers, gold, acceptable, y, *, mode, l2, folds, top, name):
+    """The scorer a tagger without labelled papers uses (no kNN features or candidates): the
+    same variant cross-validated and fitted with an empty kNN memory."""
+    from topics.tagger import fit_scorer
+
+    base0 = replace(base, candidates={**base.candidates, "knn_k": 0})
+    saved = tagger.neighbour_memory()
+    try:
+        tagger.set_params(base0)
+        data = FoldData(tagger, papers, [[] for _ in papers], folds)
+        cv = evaluate_variant(
+            tagger, base0, papers, data, gold, acceptable, mode, y, l2=l2, top=top
+        )
+        tagger.set_neighbours(None)
+        pairs = build_pairs(tagger, papers, gold, acceptable, mode)
+    finally:
+        tagger.set_params(base)
+        tagger.set_neighbours(saved)
+    fitted = fit_scorer(pairs, base=base0, l2=l2, calibration_fraction=0.0)
+    a, c = cv["platt"]
+    weights = dict(fitted.weights)
+    for f in fitted.fit.get("kept_from_base", []):
+        weights[f] = float(base.weights.get(f, 0.0)) * float(base.platt[0]) / a
+    best = cv["best"]
+    return replace(
+        fitted,
+        version=f"{name}-no-knn",
+        weights=weights,
+        platt=(a, c),
+        selection={**base.selection, "threshold": best["threshold"], "floor": best["floor"]},
+        fit={"method": "as the main scorer, without labelled papers (kNN)", "cv": _r(best)},
+        fallback=None,
+    )
 
 
 def label_digest(names: list[str]) -> str:
@@ -240,6 +361,44 @@ def label_digest(names: list[str]) -> str:
     for name in names:
         digest.update((EVAL_DIR / name).read_bytes())
     return digest.hexdigest()[:16]
+
+
+def labelled_rows(labelled, tagger=None) -> list[dict]:
+    """JSON rows of the labelled papers; with ``tagger``, each with its cached vector (float16,
+    base64) and the fingerprint of the embedding pipeline it is valid for."""
+    rows = [
+        {
+            "id": p.id,
+            "title": p.title,
+            "abstract": p.abstract,
+            "categories": list(p.categories),
+            "topics": list(topics),
+        }
+        for p, topics in labelled
+    ]
+    if tagger is not None and rows:
+        from topics.tagger.engine import encode_vector
+
+        fingerprint = tagger.embedding_fingerprint()
+        vecs = tagger.embed([p for p, _ in labelled])
+        for row, vec in zip(rows, vecs, strict=True):
+            row["embedding"] = fingerprint
+            row["vec"] = encode_vector(vec)
+    return rows
+
+
+def labelled_digest(labelled) -> str:
+    text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in labelled_rows(labelled))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def write_labelled(path: Path, labelled, tagger=None) -> None:
+    """The labelled papers the tagger's kNN reads (``engine.load_labelled_papers``): JSON lines
+    (with cached vectors when ``tagger`` is given: no re-embedding at start-up), gzip without a
+    timestamp, so the same labels give the same bytes."""
+    text = "".join(json.dumps(r) + "\n" for r in labelled_rows(labelled, tagger))
+    with path.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+        gz.write(text.encode("utf-8"))
 
 
 def _r(d: dict) -> dict:
@@ -254,7 +413,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--name", default="fit-1", help="version string of the new scorer")
+        parser.add_argument("--name", default="fit-2", help="version string of the new scorer")
         parser.add_argument("--out", type=Path, default=SCORER_PATH)
         parser.add_argument("--base", type=Path, default=BASE_SCORER, help="base scorer.json")
         parser.add_argument("--folds", type=int, default=5)
@@ -265,6 +424,12 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--top-k", type=int, default=0, help="candidates per similarity (default: base's)"
+        )
+        parser.add_argument(
+            "--knn-k",
+            type=int,
+            default=KNN_K,
+            help="nearest labelled training papers for kNN candidates/features (0: none)",
         )
         parser.add_argument(
             "--search", action="store_true", help="also cross-validate --acceptable and --l2"
@@ -284,15 +449,17 @@ class Command(BaseCommand):
         if folds < 2:
             raise CommandError("--folds must be at least 2")
         base = ScorerParams.load(options["base"])
+        cands = {**base.candidates, "knn_k": max(0, options["knn_k"])}
         if options["top_k"]:
-            base = replace(base, candidates={**base.candidates, "top_k": options["top_k"]})
+            cands["top_k"] = options["top_k"]
+        base = replace(base, candidates=cands)
         taxonomy = load_taxonomy_files(TAXONOMY_DIR)
         train = load_set("train")
         gold_ids = {p["id"] for p in load_set("gold").papers}
         check_training_papers(train.papers, gold_ids)
         if options["limit"]:
             train.papers = train.papers[: options["limit"]]
-        tagger = Tagger(taxonomy.topics, params=base)
+        tagger = Tagger(taxonomy.topics, params=base, neighbours=())
         parents = {t.slug: t.parent for t in taxonomy.topics}
         gold, acceptable, unknown = train.gold(parents)
         papers = [PaperInput.coerce(p) for p in train.papers]
@@ -312,13 +479,13 @@ class Command(BaseCommand):
         variants = [(options["acceptable"], options["l2"])]
         if options["search"]:
             variants = [(m, l2) for m in ACCEPTABLE_MODES for l2 in L2_GRID]
-        pairs_by_mode: dict[str, list] = {}
+        labels = [train.labels[p.id].topics for p in papers]
+        knn = base.candidates["knn_k"] > 0
+        data = FoldData(tagger, papers, labels if knn else [[]] * len(papers), folds)
         cv_results = []
         for mode, l2 in variants:
-            if mode not in pairs_by_mode:
-                pairs_by_mode[mode] = build_pairs(tagger, papers, gold, acceptable, mode)
             cv = evaluate_variant(
-                tagger, base, papers, pairs_by_mode[mode], gold, y, folds=folds, l2=l2, top=top
+                tagger, base, papers, data, gold, acceptable, mode, y, l2=l2, top=top
             )
             b = cv["best"]
             cv_results.append({"acceptable": mode, "l2": l2, **cv})
@@ -326,7 +493,9 @@ class Command(BaseCommand):
                 f"  CV acceptable={mode:<8} l2={l2:<5} threshold {b['threshold']:.2f} "
                 f"floor {b['floor']:.2f}: micro-F1 {b['micro_f1']:.3f} (P {b['precision']:.3f} "
                 f"R {b['recall']:.3f}), ECE {b['ece']:.3f}, coverage {b['coverage']:.3f}, "
-                f"candidate recall@50 {b['candidate_recall_at_50']:.3f}"
+                f"candidate recall@50 {b['candidate_recall_at_50']:.3f}, P@3 {b['p_at_3']:.3f} "
+                f"(bound {b['p_at_3_bound']:.3f}; {b['p_at_3_ge3_gold']:.3f} on papers with "
+                f">= 3 gold topics)"
             )
         best_f1 = max(r["best"]["micro_f1"] for r in cv_results)
         chosen = min(  # best micro-F1; within the noise tolerance, the better calibrated
@@ -335,7 +504,9 @@ class Command(BaseCommand):
         )
         mode, l2, best = chosen["acceptable"], chosen["l2"], chosen["best"]
         a, c = chosen["platt"]
-        pairs = pairs_by_mode[mode]
+        labelled = [(p, lab) for p, lab in zip(papers, labels, strict=True) if knn and lab]
+        tagger.set_neighbours(labelled)  # every training paper, each left out of its own kNN
+        pairs = build_pairs(tagger, papers, gold, acceptable, mode)
         fitted = fit_scorer(
             pairs, base=base, l2=l2, calibration_fraction=0.0, version=options["name"]
         )
@@ -352,7 +523,8 @@ class Command(BaseCommand):
             "command": f"manage.py fit_tagger --name {options['name']}"
             + (" --search" if options["search"] else f" --acceptable {mode} --l2 {l2}")
             + f" --folds {folds} --calibrate-top {top}"
-            + (f" --top-k {options['top_k']}" if options["top_k"] else ""),
+            + (f" --top-k {options['top_k']}" if options["top_k"] else "")
+            + f" --knn-k {base.candidates['knn_k']}",
             "data": {
                 "set": "train",
                 "label_files": train.label_files,
@@ -361,6 +533,12 @@ class Command(BaseCommand):
                 "announced": [announced[0], announced[-1]],
                 "taxonomy_version": taxonomy.version,
                 "topics": len(taxonomy.topics),
+            },
+            "labelled_papers": {
+                "file": LABELLED_FILE,
+                "papers": len(labelled),
+                "sha256": labelled_digest(labelled),
+                "knn_k": base.candidates["knn_k"],
             },
             "pairs": len(pairs),
             "pairs_positive": n_pos,
@@ -371,7 +549,36 @@ class Command(BaseCommand):
             "cv": _r(best),
         }
         selection = {**base.selection, "threshold": best["threshold"], "floor": best["floor"]}
-        fitted = replace(fitted, weights=weights, platt=(a, c), selection=selection, fit=fit_info)
+        fallback = None
+        if knn:  # the same variant without labelled papers: for a tagger that has none
+            fallback = fit_fallback(
+                tagger,
+                base,
+                papers,
+                gold,
+                acceptable,
+                y,
+                mode=mode,
+                l2=l2,
+                folds=folds,
+                top=top,
+                name=options["name"],
+            )
+            fit_info["fallback_cv"] = fallback.fit["cv"]
+            c0 = fallback.fit["cv"]
+            out(
+                f"fallback without labelled papers (CV): micro-F1 {c0['micro_f1']:.3f}, ECE "
+                f"{c0['ece']:.3f}, candidate recall@50 {c0['candidate_recall_at_50']:.3f}, "
+                f"threshold {c0['threshold']:.2f}, floor {c0['floor']:.2f}"
+            )
+        fitted = replace(
+            fitted,
+            weights=weights,
+            platt=(a, c),
+            selection=selection,
+            fit=fit_info,
+            fallback=fallback,
+        )
         out(
             f"final: {len(pairs)} pairs ({n_pos} positive) from {len(papers)} papers, "
             f"acceptable={mode}, l2={l2}; Platt a={a:.3f} c={c:.3f}; threshold "
@@ -393,5 +600,7 @@ class Command(BaseCommand):
             out("dry run: scorer not written")
         else:
             fitted.save(options["out"])
-            out(f"wrote {options['out']} (version {fitted.version})")
+            target = Path(options["out"]).parent / LABELLED_FILE
+            write_labelled(target, labelled, tagger)
+            out(f"wrote {options['out']} (version {fitted.version}) and {target.name}")
         out(f"done in {time.perf_counter() - started:.1f} s")
