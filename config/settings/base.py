@@ -148,8 +148,11 @@ STATIC_ROOT = DATA_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # In production whitenoise serves files collected by the release command (docs/deployment.md)
+    # under content-hashed names, compressed, with a ten-year lifetime; `make run` (DEBUG) serves
+    # them straight from static/ as they are edited.
     "staticfiles": {
-        "BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if not DEBUG
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },

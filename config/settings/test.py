@@ -24,6 +24,13 @@ ARXIV_API_URL = "http://127.0.0.1:9/api/query"
 if not REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# Tests render pages without running collectstatic first: plain static names, no manifest.
+# (tests/test_deployment.py runs the production settings with the release command.)
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
 # Whitenoise looks for STATIC_ROOT at start-up; the test data folder is new on every run.
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # noqa: F405
 
