@@ -101,6 +101,16 @@ def start(command: str, env: dict[str, str]) -> subprocess.Popen:
     )
 
 
+def stop(process: subprocess.Popen) -> tuple[str, str]:
+    """SIGTERM, as a process manager stops a service; SIGKILL if it has not ended in 30 s."""
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        return process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        return process.communicate(timeout=30)
+
+
 def test_the_release_and_web_commands_serve_paperscope_in_production(released):
     port = free_port()
     web = start(procfile()["web"], {**released, "GUNICORN_BIND": f"127.0.0.1:{port}"})
@@ -130,8 +140,7 @@ def test_the_release_and_web_commands_serve_paperscope_in_production(released):
         assert "max-age=315360000" in css.headers["cache-control"]
         assert httpx.get(f"{base}/no-such-page").status_code == 404
     finally:
-        os.killpg(web.pid, signal.SIGTERM)
-        stdout, _ = web.communicate(timeout=30)
+        stdout, _ = stop(web)
     access = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     assert [(r["method"], r["path"], r["status"]) for r in access] == [
         ("GET", "/healthz", 200),
@@ -154,5 +163,4 @@ def test_the_worker_and_beat_commands_start(released, name, ready):
             line = process.stderr.readline()
             seen.append(line)
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.communicate(timeout=30)
+        stop(process)

@@ -24,7 +24,10 @@ def run_manage(tmp_path, overrides: dict[str, str], *args: str) -> subprocess.Co
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("DATABASE_URL", "REDIS_URL", "DEBUG", "LOG_", "SECRET_KEY"))
+        # The browser tests allow async-unsafe calls in this process; a deployment never does.
+        if not key.startswith(
+            ("DATABASE_URL", "REDIS_URL", "DEBUG", "LOG_", "SECRET_KEY", "DJANGO_ALLOW_ASYNC")
+        )
     }
     env.update({"PAPERSCOPE_DATA_DIR": str(tmp_path), **overrides})
     return subprocess.run(
