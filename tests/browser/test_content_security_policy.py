@@ -50,8 +50,9 @@ def test_the_admin_works_under_the_policy(open_page, live_server):
     page.click("input[type=submit]")
     page.wait_for_url(f"{live_server.url}/admin/")
     page.goto(f"{live_server.url}/admin/topics/topic/")
-    assert page.locator("#result_list").count() == 1
+    page.locator("#result_list").wait_for()
     page.goto(f"{live_server.url}/admin/topics/topic/?q=policy")
     page.locator("#result_list tbody a").first.click()
-    assert page.locator("#topic_form").count() == 1
+    page.wait_for_url("**/change/**")
+    page.locator("#topic_form").wait_for()
     assert page.errors == []
