@@ -913,6 +913,8 @@ def main() -> int:
     t0 = time.perf_counter()
     call_command("migrate", verbosity=0)
     print(f"migrate: {time.perf_counter() - t0:.1f} s")
+    # The production settings serve static files from the manifest the release command writes.
+    call_command("collectstatic", "--noinput", verbosity=0)
     if fresh:
         print(f"generating {args.papers:,} papers, {args.topics:,} topics (seed {args.seed})")
         t0 = time.perf_counter()

@@ -11,7 +11,7 @@ from config.env import env_int, env_str
 
 bind = env_str("GUNICORN_BIND", "127.0.0.1:8000")
 worker_class = "gthread"
-workers = env_int("WEB_CONCURRENCY", 2 * (os.cpu_count() or 1) + 1, minimum=1)
+workers = env_int("WEB_CONCURRENCY", 2 * (os.cpu_count() or 1), minimum=1)
 threads = env_int("GUNICORN_THREADS", 2, minimum=1)
 # Load the app once in the master: config.wsgi freezes what is loaded (gc.freeze) before the
 # workers fork, so they start at once and share those pages.

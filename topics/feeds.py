@@ -98,9 +98,18 @@ class TopicFeed(PaperFeed):
         return reverse("topic-feed", args=[topic.slug])
 
     def items(self, topic: Topic) -> list[Paper]:
-        from topics.selectors import topic_paper_list
+        from papers.selectors import paper_list
+        from topics.models import PaperTopic
 
-        return self.newest(topic_paper_list(topic=topic))
+        # The newest papers are one range of the tag index on (topic, announced, paper): 1 ms for
+        # the largest area, where joining all of its 210,000 tags to papers and sorting took 2 s
+        # (docs/load.md).
+        newest_ids = (
+            PaperTopic.objects.filter(topic=topic)
+            .order_by(F("announced").desc(nulls_last=True), "-paper_id")
+            .values("paper_id")[:FEED_ITEMS]
+        )
+        return self.newest(paper_list().filter(id__in=newest_ids))
 
 
 class SearchFeed(PaperFeed):
