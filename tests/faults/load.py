@@ -106,7 +106,14 @@ class Traffic:
 
     # --- reading the answers --------------------------------------------------------------------
     def between(self, start: float, end: float, kind: str | None = None) -> list[Answer]:
+        """The answers to requests sent from start until end."""
         return [a for a in self.answers if start <= a.at < end and (kind is None or a.kind == kind)]
+
+    def within(self, start: float, end: float, kind: str | None = None) -> list[Answer]:
+        """The answers to requests sent after start and answered before end: what a check saw
+        entirely inside one state of the service (a request sent just before a stop may be
+        answered by the stopping service)."""
+        return [a for a in self.between(start, end, kind) if a.at + a.seconds < end]
 
     def acknowledged_saves(self) -> set[str]:
         return {a.arxiv_id for a in self.answers if a.kind == "save" and 200 <= a.status < 300}
