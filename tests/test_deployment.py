@@ -9,7 +9,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
+
+from tests.processes import child_env, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -52,12 +53,6 @@ def test_the_deployment_guide_quotes_every_procfile_command():
         assert command in guide, name
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def shell(command: str) -> str:
     """A Procfile line as the shell runs it, with this virtual environment's programs."""
     return re.sub(r"(^|&& )(python|gunicorn|celery) ", rf"\1{BIN}/\2 ", command)
@@ -66,12 +61,7 @@ def shell(command: str) -> str:
 @pytest.fixture(scope="module")
 def released(tmp_path_factory) -> dict[str, str]:
     """The environment of a fresh installation after the Procfile's release command ran."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("DATABASE_URL", "REDIS_URL", "DEBUG", "LOG_", "DJANGO_"))
-    }
-    env.update(
+    env = child_env(
         PAPERSCOPE_DATA_DIR=str(tmp_path_factory.mktemp("deployment")),
         SECRET_KEY="deployment-test-" + "q8Zx" * 12,
         ALLOWED_HOSTS="127.0.0.1",

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from config.env import (
@@ -17,21 +12,7 @@ from config.env import (
     env_int,
     secret_key,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def run_manage(env_overrides: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_URL", "REDIS_URL"))}
-    env.update({"DJANGO_SETTINGS_MODULE": "config.settings.base", **env_overrides})
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+from tests.processes import child_env, run_manage
 
 
 def test_it_reads_booleans_strictly(monkeypatch):
@@ -103,7 +84,12 @@ def test_it_requires_a_secret_key_without_debug(tmp_path, monkeypatch):
     ],
 )
 def test_it_stops_start_up_with_one_line_naming_the_variable(tmp_path, overrides, expected):
-    result = run_manage({"PAPERSCOPE_DATA_DIR": str(tmp_path), **overrides}, "check")
+    env = child_env(
+        DJANGO_SETTINGS_MODULE="config.settings.base",
+        PAPERSCOPE_DATA_DIR=str(tmp_path),
+        **overrides,
+    )
+    result = run_manage(env, "check")
     assert result.returncode != 0
     lines = [line for line in result.stderr.strip().splitlines() if line]
     assert lines == [f"Paperscope configuration error: {expected}" + lines[0].split(expected, 1)[1]]

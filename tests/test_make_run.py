@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -14,6 +12,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.processes import child_env, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "papers" / "tests" / "fixtures" / "rss"
@@ -26,18 +26,11 @@ def instance(tmp_path):
     sample.mkdir()
     for name in ("luvata_2024-06-01-cs-lg.xml.gz", "luvata_2024-06-01-cs-ai.xml.gz"):
         shutil.copy(FIXTURES / name, sample / name)
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE"}
-    }
-    env.update(
-        {
-            "DEBUG": "1",
-            "PAPERSCOPE_DATA_DIR": str(tmp_path / "var"),
-            "PAPERSCOPE_SAMPLE_DIR": str(sample),
-            "HARVEST_ON_START": "0",
-        }
+    env = child_env(
+        DEBUG="1",
+        PAPERSCOPE_DATA_DIR=str(tmp_path / "var"),
+        PAPERSCOPE_SAMPLE_DIR=str(sample),
+        HARVEST_ON_START="0",
     )
     return env, tmp_path / "var" / "paperscope.sqlite3"
 
@@ -76,12 +69,6 @@ def test_running_it_twice_duplicates_nothing_and_keeps_what_was_saved(instance):
     assert "bundled sample already imported" in second
     assert "tagged 0 papers" in second
     assert counts(db) == after_first
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_it_serves_topic_pages_with_tagged_papers_then_stops_on_ctrl_c(instance):

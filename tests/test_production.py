@@ -4,14 +4,12 @@ page and API answer, and logs as one JSON object per line."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.processes import child_env, run_manage
+
 PRODUCTION_ENV = {
     "DJANGO_SETTINGS_MODULE": "config.settings.base",
     "SECRET_KEY": "a-real-deployment-key-" + "k7Qz9" * 10,
@@ -20,28 +18,12 @@ PRODUCTION_ENV = {
 }
 
 
-def run_manage(tmp_path, overrides: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        # The browser tests allow async-unsafe calls in this process; a deployment never does.
-        if not key.startswith(
-            ("DATABASE_URL", "REDIS_URL", "DEBUG", "LOG_", "SECRET_KEY", "DJANGO_ALLOW_ASYNC")
-        )
-    }
-    env.update({"PAPERSCOPE_DATA_DIR": str(tmp_path), **overrides})
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def manage(tmp_path, settings: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return run_manage(child_env(PAPERSCOPE_DATA_DIR=str(tmp_path), **settings), *args)
 
 
 def test_check_deploy_is_clean_under_the_production_settings(tmp_path):
-    result = run_manage(tmp_path, PRODUCTION_ENV, "check", "--deploy", "--fail-level", "WARNING")
+    result = manage(tmp_path, PRODUCTION_ENV, "check", "--deploy", "--fail-level", "WARNING")
     assert result.returncode == 0, result.stderr
     assert "System check identified no issues" in result.stdout
 
@@ -49,7 +31,7 @@ def test_check_deploy_is_clean_under_the_production_settings(tmp_path):
 def test_check_deploy_names_what_a_plain_http_setup_lacks(tmp_path):
     # The same settings without PAPERSCOPE_HTTPS: Django says which protections are missing.
     env = {key: value for key, value in PRODUCTION_ENV.items() if key != "PAPERSCOPE_HTTPS"}
-    result = run_manage(tmp_path, env, "check", "--deploy", "--fail-level", "WARNING")
+    result = manage(tmp_path, env, "check", "--deploy", "--fail-level", "WARNING")
     assert result.returncode != 0
     for check in ("security.W004", "security.W008", "security.W012", "security.W016"):
         assert check in result.stderr
@@ -57,14 +39,14 @@ def test_check_deploy_names_what_a_plain_http_setup_lacks(tmp_path):
 
 def test_debug_is_off_unless_asked_for(tmp_path):
     script = "from django.conf import settings; print(settings.DEBUG, settings.LOG_FORMAT)"
-    result = run_manage(tmp_path, PRODUCTION_ENV, "shell", "--no-imports", "-c", script)
+    result = manage(tmp_path, PRODUCTION_ENV, "shell", "--no-imports", "-c", script)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "json"]
 
 
 def test_logs_are_one_json_object_per_line_in_production(tmp_path):
     script = "import logging; logging.getLogger('papers.harvest').warning('harvest %s done', 'rss')"
-    result = run_manage(tmp_path, PRODUCTION_ENV, "shell", "--no-imports", "-c", script)
+    result = manage(tmp_path, PRODUCTION_ENV, "shell", "--no-imports", "-c", script)
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
     assert [(r["level"], r["logger"], r["message"]) for r in records] == [

@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,17 +29,12 @@ import pytest
 import redis
 
 from tests.fake_arxiv import FakeArxiv
+from tests.processes import child_env, free_port, run_manage
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = "paperscope_template"
 TEMPLATE_PAPERS = "paperscope_template_papers"
 SECRET = "fault-tests-only-" + "z" * 40
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_until(check: Callable[[], object], *, timeout: float, what: str, every: float = 0.2):
@@ -139,11 +133,9 @@ def sql(url: str, query: str, params: tuple = ()) -> list[tuple]:
 def service_env(*, database_url: str, redis_url: str | None, data_dir: Path, **extra: str) -> dict:
     """The environment of a web or worker process under test: production settings
     (config.settings.base, DEBUG off) pointed at the private servers."""
-    ours = ("PAPERSCOPE_", "DJANGO_", "ARXIV_", "CELERY_", "REDIS_", "DATABASE_")
-    env = {key: value for key, value in os.environ.items() if not key.startswith(ours)}
     data_dir.mkdir(parents=True, exist_ok=True)
     (data_dir / "static").mkdir(exist_ok=True)
-    env.update(
+    env = child_env(
         DJANGO_SETTINGS_MODULE="config.settings.base",
         DEBUG="0",
         SECRET_KEY=SECRET,
@@ -168,10 +160,7 @@ def service_env(*, database_url: str, redis_url: str | None, data_dir: Path, **e
 
 
 def manage(env: dict, *args: str, timeout: float = 120) -> str:
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
-    )  # fmt: skip
+    result = run_manage(env, *args, timeout=timeout)
     if result.returncode != 0:
         pytest.fail(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
     return result.stdout
