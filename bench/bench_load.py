@@ -392,6 +392,9 @@ def server_env(args, data_dir: str) -> dict[str, str]:
             "ALLOWED_HOSTS": "127.0.0.1",
             "PAPERSCOPE_DATA_DIR": data_dir,
             "LOG_LEVEL": "WARNING",
+            # The generator stands for a reverse proxy in front of many readers: it sends the
+            # address each reader came from as the proxy would (X-Forwarded-For).
+            "NUM_PROXIES": "1",
             "PYTHONPATH": str(ROOT),
         }
     )

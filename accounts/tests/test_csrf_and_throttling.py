@@ -111,3 +111,29 @@ def test_guessing_tokens_is_throttled_like_any_anonymous_request(low_rates, anon
     headers = {"Authorization": "Bearer ps_guess"}
     codes = [anonymous.client.get("/api/v1/me", headers=headers).status_code for _ in range(4)]
     assert codes == [401, 401, 401, 429]
+
+
+def test_a_made_up_forwarded_for_does_not_escape_the_address_limit(low_rates):
+    # No proxy in front (NUM_PROXIES 0, the default): the connection's address is the key, so a
+    # client that sends a new X-Forwarded-For with each request still spends one budget.
+    client = Client(REMOTE_ADDR="10.9.9.9")
+    codes = [
+        client.get("/api/v1/me/lists", headers={"X-Forwarded-For": f"192.0.2.{n}"}).status_code
+        for n in range(4)
+    ]
+    assert codes == [401, 401, 401, 429]
+
+
+def test_behind_one_proxy_the_address_it_saw_is_the_key(low_rates, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    proxy = Client(REMOTE_ADDR="127.0.0.1")
+
+    def ask(forwarded_for: str) -> int:
+        headers = {"X-Forwarded-For": forwarded_for}
+        return proxy.get("/api/v1/me/lists", headers=headers).status_code
+
+    # The proxy appends the address it saw; what the client wrote before it does not count.
+    codes = [ask(f"198.51.100.{n}, 203.0.113.7") for n in range(4)]
+    assert codes == [401, 401, 401, 429]
+    # Another reader behind the same proxy has a budget of their own.
+    assert ask("203.0.113.8") == 401

@@ -346,6 +346,11 @@ REST_FRAMEWORK = {
         "anon": env_str("THROTTLE_ANON", "600/min"),
         "user": env_str("THROTTLE_USER", "1200/min"),
     },
+    # How many reverse proxies stand in front of gunicorn. The per-address throttles key on the
+    # connection's address (0) or on the address the outermost trusted proxy saw (the Nth entry
+    # from the end of X-Forwarded-For): never on the whole header, which a client can make up to
+    # get a fresh allowance with every request.
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0, minimum=0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Paperscope API",

@@ -138,7 +138,7 @@ def test_the_fallback_scorer_round_trips_and_serves_taggers_without_labelled_pap
     from topics.tagger.embedding import HashingEmbedder
 
     main = ScorerParams.load()
-    assert main.fallback is not None  # fit-2 ships one (fitted without kNN)
+    assert main.fallback is not None  # fit-2 and later ship one (fitted without kNN)
     assert main.fallback.candidates == main.candidates  # shared, stored once
     path = tmp_path / "scorer.json"
     main.save(path)

@@ -1,0 +1,93 @@
+"""Write the judging pools for a pooled labelling pass over the training set.
+
+For each training paper: the top candidates of the shipped tagger (with its kNN memory; a paper
+is never its own neighbour) and of its fallback scorer (no labelled papers), non-area, minus
+the topics already labelled (clearly applies or acceptable) and their ancestors. A judge then
+reads each paper and marks every pooled topic "clear", "acceptable" or "no"; the verdicts go
+into a new ``train_labels_<x>.jsonl`` that ``load_set`` merges. Training papers only: the gold
+set is never pooled with this tool.
+
+    .venv/bin/python -m topics.tagger.tools.pool_training_candidates \
+        --top 12 --parts 5 --out /tmp/pool
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from topics.evaluation import load_set
+from topics.tagger import Tagger, load_taxonomy_files
+
+TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"  # topics/taxonomy
+
+
+def first_sentences(text: str, n: int = 2) -> str:
+    parts = text.replace("\n", " ").split(". ")
+    return ". ".join(parts[:n]).strip().rstrip(".") + "."
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--top", type=int, default=12, help="candidates per scorer and paper")
+    parser.add_argument("--parts", type=int, default=5, help="files to split the papers into")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+
+    taxonomy = load_taxonomy_files(TAXONOMY_DIR)
+    specs = {t.slug: t for t in taxonomy.topics}
+    with_knn = Tagger(taxonomy.topics)
+    fallback = Tagger(taxonomy.topics, neighbours=[])
+    train = load_set("train")
+
+    def ancestors(slug: str) -> set[str]:
+        out, parent = set(), specs[slug].parent if slug in specs else None
+        while parent:
+            out.add(parent)
+            parent = specs[parent].parent
+        return out
+
+    pools = []
+    for paper in train.papers:
+        label = train.labels[str(paper["id"])]
+        judged = set(label.topics) | set(label.acceptable)
+        for slug in label.topics:
+            judged |= ancestors(slug)
+        pooled: list[str] = []
+        for tagger in (with_knn, fallback):
+            ranked = [s for s, _ in tagger.candidates(paper, 80) if not specs[s].is_area]
+            for slug in ranked[: args.top]:
+                if slug not in judged and slug not in pooled:
+                    pooled.append(slug)
+        pools.append(
+            {
+                "id": paper["id"],
+                "title": paper["title"],
+                "abstract": paper.get("abstract", ""),
+                "categories": paper.get("categories", []),
+                "labelled_clear": label.topics,
+                "labelled_acceptable": label.acceptable,
+                "to_judge": [
+                    {
+                        "slug": s,
+                        "name": specs[s].name,
+                        "parent": specs[specs[s].parent].name,
+                        "about": first_sentences(specs[s].description),
+                    }
+                    for s in pooled
+                ],
+            }
+        )
+    args.out.mkdir(parents=True, exist_ok=True)
+    size = -(-len(pools) // args.parts)
+    for n in range(args.parts):
+        with open(args.out / f"pool_{n + 1}.jsonl", "w", encoding="utf-8") as fh:
+            for item in pools[n * size : (n + 1) * size]:
+                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+    judged = sum(len(p["to_judge"]) for p in pools)
+    print(f"{len(pools)} papers, {judged} topics to judge ({judged / len(pools):.1f} per paper)")
+
+
+if __name__ == "__main__":
+    main()
