@@ -27,6 +27,12 @@ def paper_get(*, arxiv_id: str) -> Paper | None:
     return Paper.objects.prefetch_related(tags_prefetch()).filter(arxiv_id=arxiv_id).first()
 
 
+def papers_in_order(*, paper_ids: list[int]) -> list[Paper]:
+    """These papers (by primary key) with their tags, in the order given."""
+    papers = Paper.objects.filter(id__in=paper_ids).prefetch_related(tags_prefetch()).in_bulk()
+    return [papers[pk] for pk in paper_ids if pk in papers]
+
+
 def papers_by_ids(*, arxiv_ids: list[str]) -> dict[str, Paper]:
     papers = Paper.objects.filter(arxiv_id__in=arxiv_ids).prefetch_related(tags_prefetch())
     return {paper.arxiv_id: paper for paper in papers}

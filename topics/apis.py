@@ -12,13 +12,14 @@ from config.api import (
     CURSOR_PARAMETERS,
     ApiAutoSchema,
     BadRequest,
-    NewestFirstCursorPagination,
+    NewestTagsFirstCursorPagination,
     page_of,
 )
 from papers.apis import PAPER_PAGE, with_etag
+from papers.selectors import papers_in_order
 from papers.serializers import PaperOutput
 from topics.models import Topic
-from topics.selectors import topic_get, topic_list, topic_paper_list
+from topics.selectors import topic_get, topic_list, topic_tag_list
 from topics.serializers import TopicDetailOutput, TopicOutput
 
 
@@ -73,6 +74,9 @@ class TopicPapersApi(APIView):
         topic = Topic.objects.filter(slug=slug, active=True).first()
         if topic is None:
             raise Http404(f"No topic {slug!r}.")
-        paginator = NewestFirstCursorPagination()
-        page = paginator.paginate_queryset(topic_paper_list(topic=topic), request, view=self)
-        return paginator.get_paginated_response(PaperOutput(page, many=True).data)
+        # Page over the topic's tags, then read that page's papers: walking the tag index stays
+        # fast for a topic of 200,000 papers, where sorting its papers by date did not.
+        paginator = NewestTagsFirstCursorPagination()
+        tags = paginator.paginate_queryset(topic_tag_list(topic=topic), request, view=self)
+        papers = papers_in_order(paper_ids=[tag.paper_id for tag in tags])
+        return paginator.get_paginated_response(PaperOutput(papers, many=True).data)

@@ -217,10 +217,11 @@ def topic_related(*, topic: Topic, limit: int = 8, sample: int = 400) -> list[To
     return [by_id[i] for i in ids if i in by_id]
 
 
-def topic_paper_list(*, topic: Topic):
-    from papers.selectors import paper_list
+def topic_tag_list(*, topic: Topic):
+    """The topic's tags (paper id and announcement date only), for paging newest first."""
+    from topics.models import PaperTopic
 
-    return paper_list(topic_slug=topic.slug)
+    return PaperTopic.objects.filter(topic=topic).only("paper_id", "announced")
 
 
 # --- feedback ------------------------------------------------------------------------------------

@@ -1,14 +1,17 @@
-"""Write the judging pools for a pooled labelling pass over the training set.
+"""Write the judging pools for a pooled labelling pass over a labelled set.
 
-For each training paper: the top candidates of the shipped tagger (with its kNN memory; a paper
-is never its own neighbour) and of its fallback scorer (no labelled papers), non-area, minus
-the topics already labelled (clearly applies or acceptable) and their ancestors. A judge then
-reads each paper and marks every pooled topic "clear", "acceptable" or "no"; the verdicts go
-into a new ``train_labels_<x>.jsonl`` that ``load_set`` merges. Training papers only: the gold
-set is never pooled with this tool.
+For each paper: the top candidates of the shipped tagger (with its kNN memory; a paper is never
+its own neighbour), of its fallback scorer (no labelled papers) and of any earlier scorer given
+with ``--variant``, non-area, minus the topics already labelled (clearly applies or acceptable)
+and their ancestors. A judge then reads each paper and marks every pooled topic "clear",
+"acceptable" or "no" without seeing any score; the verdicts go into a new
+``<set>_labels_<x>.jsonl`` that ``load_set`` merges. Pooling the gold set over every variant
+tried is what makes its recall measurable (issue 4); it changes no scorer.
 
-    .venv/bin/python -m topics.tagger.tools.pool_training_candidates \
-        --top 12 --parts 5 --out /tmp/pool
+    .venv/bin/python -m topics.tagger.tools.pool_candidates --set train \
+        --top 12 --parts 7 --out /tmp/pool
+    .venv/bin/python -m topics.tagger.tools.pool_candidates --set gold \
+        --variant old/scorer.json,old/labelled_papers.jsonl.gz --top 12 --parts 7 --out /tmp/gold
 """
 
 from __future__ import annotations
@@ -33,13 +36,22 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=12, help="candidates per scorer and paper")
     parser.add_argument("--parts", type=int, default=5, help="files to split the papers into")
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--set", choices=("train", "gold"), default="train")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="another scorer to pool: SCORER_JSON[,LABELLED_PAPERS_JSONL_GZ]",
+    )
     args = parser.parse_args()
 
     taxonomy = load_taxonomy_files(TAXONOMY_DIR)
     specs = {t.slug: t for t in taxonomy.topics}
-    with_knn = Tagger(taxonomy.topics)
-    fallback = Tagger(taxonomy.topics, neighbours=[])
-    train = load_set("train")
+    taggers = [Tagger(taxonomy.topics), Tagger(taxonomy.topics, neighbours=[])]
+    for variant in args.variant:
+        scorer, _, labelled = variant.partition(",")
+        taggers.append(Tagger(taxonomy.topics, params=scorer, neighbours=labelled or None))
+    labelled_set = load_set(args.set)
 
     def ancestors(slug: str) -> set[str]:
         out, parent = set(), specs[slug].parent if slug in specs else None
@@ -49,13 +61,13 @@ def main() -> None:
         return out
 
     pools = []
-    for paper in train.papers:
-        label = train.labels[str(paper["id"])]
+    for paper in labelled_set.papers:
+        label = labelled_set.labels[str(paper["id"])]
         judged = set(label.topics) | set(label.acceptable)
         for slug in label.topics:
             judged |= ancestors(slug)
         pooled: list[str] = []
-        for tagger in (with_knn, fallback):
+        for tagger in taggers:
             ranked = [s for s, _ in tagger.candidates(paper, 80) if not specs[s].is_area]
             for slug in ranked[: args.top]:
                 if slug not in judged and slug not in pooled:
