@@ -152,7 +152,7 @@ CURSOR_PARAMETERS = [
 
 def page_of(name: str, serializer, *, previous: bool = False, **extra):
     """The `{"results": [...], "next": <link or null>}` envelope every list answers with;
-    cursor-paginated lists add `previous`."""
+    paged lists add `previous` (and `count` where it is cheap)."""
     fields = {
         "results": serializer(many=True),
         "next": serializers.CharField(allow_null=True, help_text="the next page's URL"),

@@ -6,6 +6,7 @@ from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from config.api import (
@@ -29,7 +30,14 @@ def reject_unknown_params(request, allowed) -> None:
         raise BadRequest(f"Unknown parameter: {', '.join(sorted(unknown))}.", code="unknown_filter")
 
 
+TOPIC_PAGE_SIZE = 100
+TOPIC_PAGE_MAX = 1000
+
+
 class TopicListApi(APIView):
+    """The topics, sorted by a computed value (momentum, size) or by name, a page at a time:
+    limit and offset, since a position in such an order is not a value of one column."""
+
     throttle_classes = [AnonRateThrottle, UserRateThrottle]
     schema = ApiAutoSchema()
 
@@ -37,8 +45,18 @@ class TopicListApi(APIView):
         q = serializers.CharField(required=False, max_length=200)
         area = serializers.SlugField(required=False, max_length=100)
         sort = serializers.ChoiceField(choices=["name", "size", "momentum"], required=False)
+        limit = serializers.IntegerField(required=False, min_value=1, max_value=TOPIC_PAGE_MAX)
+        offset = serializers.IntegerField(required=False, min_value=0)
 
-    @extend_schema(parameters=[FilterInput], responses=page_of("TopicList", TopicOutput))
+    @extend_schema(
+        parameters=[FilterInput],
+        responses=page_of(
+            "TopicList",
+            TopicOutput,
+            previous=True,
+            count=serializers.IntegerField(help_text="topics matching, over all pages"),
+        ),
+    )
     def get(self, request):
         reject_unknown_params(request, self.FilterInput().fields)
         filters = self.FilterInput(data=request.query_params)
@@ -49,7 +67,21 @@ class TopicListApi(APIView):
         topics = topic_list(
             query=data.get("q"), area=data.get("area"), sort=data.get("sort", "name")
         )
-        return with_etag(request, {"results": TopicOutput(topics, many=True).data, "next": None})
+        limit, offset = data.get("limit", TOPIC_PAGE_SIZE), data.get("offset", 0)
+        url = request.build_absolute_uri()
+        body = {
+            "count": len(topics),
+            "results": TopicOutput(topics[offset : offset + limit], many=True).data,
+            "next": (
+                replace_query_param(url, "offset", offset + limit)
+                if offset + limit < len(topics)
+                else None
+            ),
+            "previous": (
+                replace_query_param(url, "offset", max(0, offset - limit)) if offset > 0 else None
+            ),
+        }
+        return with_etag(request, body)
 
 
 class TopicDetailApi(APIView):
