@@ -116,22 +116,6 @@ class StrictCursorPagination(pagination.CursorPagination):
             raise BadRequest(self.invalid_cursor, code="invalid_cursor") from None
 
 
-class NewestFirstCursorPagination(StrictCursorPagination):
-    """Papers newest first by announcement date."""
-
-    ordering = ("-announced", "-id")
-    page_size = 25
-    max_page_size = 100
-
-
-class NewestTagsFirstCursorPagination(NewestFirstCursorPagination):
-    """One topic's tags newest first, by the announcement date each tag copies from its paper:
-    pages walk the index on (topic, announced, paper), and their cursors look like the papers'
-    ones (the same date position)."""
-
-    ordering = ("-announced", "-paper_id")
-
-
 # --- the OpenAPI description of the conventions above -------------------------------------
 
 

@@ -12,16 +12,17 @@ from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from config.api import ApiAutoSchema, BadRequest, NewestFirstCursorPagination, page_of
+from config.api import ApiAutoSchema, BadRequest, page_of
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id, split_valid_ids
+from papers.paging import NewestFirstPagination
 from papers.selectors import paper_get, paper_list, paper_lookup_rows
 from papers.serializers import LookupPaperOutput, PaperDetailOutput, PaperOutput
 from papers.services.lookup import pending_register
 
 MAX_LOOKUP_IDS = 2000
 MAX_QUERY_LENGTH = 500
-# The answer of every cursor-paginated list of papers (here and in the topics API).
-PAPER_PAGE = page_of("PaperPage", PaperOutput, previous=True)
+# The answer of every newest-first list of papers (here and in the topics API).
+PAPER_PAGE = page_of("PaperPage", PaperOutput)
 
 
 def with_etag(request, body) -> Response:
@@ -90,9 +91,9 @@ class PaperListApi(APIView):
             since=data.get("since"),
             category=data.get("category"),
         )
-        paginator = NewestFirstCursorPagination()
-        page = paginator.paginate_queryset(papers, request, view=self)
-        return paginator.get_paginated_response(PaperOutput(page, many=True).data)
+        paging = NewestFirstPagination(request)
+        page = paging.page(papers)
+        return with_etag(request, paging.body(PaperOutput(page, many=True).data))
 
 
 class PaperLookupApi(APIView):

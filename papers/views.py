@@ -3,15 +3,13 @@ with a list of papers shares (newest-first cursor pages, row decoration, the 400
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from urllib.parse import urlencode
 
 from django.db import connection
-from django.db.models import F, Q, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -20,6 +18,7 @@ from django.views.decorators.http import require_safe
 
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id
 from papers.models import Paper
+from papers.paging import InvalidCursor, newest_first_slice
 from papers.search import search_terms
 from papers.selectors import paper_get, paper_list
 from topics.models import Topic
@@ -30,7 +29,6 @@ AUTHORS_SHOWN = 3
 # Same bound as the API's `q`: longer text is not a search someone typed.
 SEARCH_MAX_LENGTH = 500
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-CURSOR_MAX_LENGTH = 200
 TOPIC_MATCHES_SHOWN = 12
 
 
@@ -57,34 +55,15 @@ def bad_request_page(request: HttpRequest, error: BadPageRequest) -> HttpRespons
     )
 
 
-# --- Newest-first cursor pages ------------------------------------------------------------------
-# A cursor names the last row shown: its announcement date (or "-" for none) and its id, base64url
-# encoded so that people treat it as opaque. Rows without a date sort after every dated row.
+# --- Newest-first cursor pages (papers.paging) --------------------------------------------------
 
 
-def cursor_encode(paper: Paper) -> str:
-    day = paper.announced.isoformat() if paper.announced else "-"
-    return base64.urlsafe_b64encode(f"{day}|{paper.pk}".encode()).decode().rstrip("=")
-
-
-def cursor_decode(cursor: str) -> tuple[date | None, int]:
-    error = BadPageRequest(
+def broken_cursor() -> BadPageRequest:
+    return BadPageRequest(
         "The page link is broken or out of date: its “cursor” could not be read. "
         "Start again from the newest papers.",
         title="That page link is broken",
     )
-    if len(cursor) > CURSOR_MAX_LENGTH or not re.fullmatch(r"[A-Za-z0-9_\-]+", cursor):
-        raise error
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
-        day_text, id_text = raw.split("|")
-        day = None if day_text == "-" else date.fromisoformat(day_text)
-        pk = int(id_text)
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise error from None
-    if pk < 1 or pk > 2**63 - 1:
-        raise error
-    return day, pk
 
 
 @dataclass
@@ -98,25 +77,12 @@ def newest_first_page(
     papers: QuerySet[Paper], cursor: str | None, *, page_size: int | None = None
 ) -> PaperPage:
     """One page of papers, newest first, after the row the cursor names (keyset pagination)."""
-    size = page_size or PAGE_SIZE
-    ordered = papers.order_by(F("announced").desc(nulls_last=True), "-id")
-    if cursor:
-        day, pk = cursor_decode(cursor)
-        if day is None:
-            ordered = ordered.filter(announced__isnull=True, id__lt=pk)
-        else:
-            ordered = ordered.filter(
-                Q(announced__lt=day) | Q(announced=day, id__lt=pk) | Q(announced__isnull=True)
-            )
-    rows = list(ordered[: size + 1])
-    more = len(rows) > size
-    rows = rows[:size]
+    try:
+        rows, next_cursor = newest_first_slice(papers, cursor=cursor, size=page_size or PAGE_SIZE)
+    except InvalidCursor:
+        raise broken_cursor() from None
     decorate_rows(rows)
-    return PaperPage(
-        papers=rows,
-        next_cursor=cursor_encode(rows[-1]) if more and rows else None,
-        is_first=not cursor,
-    )
+    return PaperPage(papers=rows, next_cursor=next_cursor, is_first=not cursor)
 
 
 def decorate_rows(papers: list[Paper]) -> list[Paper]:

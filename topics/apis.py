@@ -13,10 +13,10 @@ from config.api import (
     CURSOR_PARAMETERS,
     ApiAutoSchema,
     BadRequest,
-    NewestTagsFirstCursorPagination,
     page_of,
 )
 from papers.apis import PAPER_PAGE, with_etag
+from papers.paging import NewestFirstPagination
 from papers.selectors import papers_in_order
 from papers.serializers import PaperOutput
 from topics.models import Topic
@@ -108,7 +108,7 @@ class TopicPapersApi(APIView):
             raise Http404(f"No topic {slug!r}.")
         # Page over the topic's tags, then read that page's papers: walking the tag index stays
         # fast for a topic of 200,000 papers, where sorting its papers by date did not.
-        paginator = NewestTagsFirstCursorPagination()
-        tags = paginator.paginate_queryset(topic_tag_list(topic=topic), request, view=self)
+        paging = NewestFirstPagination(request)
+        tags = paging.page(topic_tag_list(topic=topic), id_field="paper_id")
         papers = papers_in_order(paper_ids=[tag.paper_id for tag in tags])
-        return paginator.get_paginated_response(PaperOutput(papers, many=True).data)
+        return with_etag(request, paging.body(PaperOutput(papers, many=True).data))

@@ -109,11 +109,13 @@ class TopicWeek(models.Model):
 
 
 class TopicMomentum(models.Model):
-    """Cached momentum of one topic: the last 28 days up to the newest announcement in the
-    database against the 28 before, and the topic's share of everything announced."""
+    """Cached momentum of one topic: the last 28 announcement days up to the newest announcement
+    in the database against the 28 before, and the topic's share of everything announced."""
 
     topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="momentum")
+    window_start = models.DateField(null=True)  # the recent window: window_start..window_end
     window_end = models.DateField()
+    previous_start = models.DateField(null=True)  # the previous one: up to the day before start
     recent_count = models.PositiveIntegerField(default=0)
     previous_count = models.PositiveIntegerField(default=0)
     total_recent = models.PositiveIntegerField(default=0)  # all papers in the recent window

@@ -19,18 +19,19 @@ def momentum_summary(momentum: TopicMomentum | None) -> dict | None:
     recent, previous = momentum.recent_count, momentum.previous_count
     low = recent + previous < LOW_COUNT
     change = momentum.change
-    head = f"{plural(recent, 'paper')} in the last four weeks"
+    head = f"{plural(recent, 'paper')} in the last {WINDOW_DAYS} announcement days"
     if low:
         sentence = (
-            f"{head}, {plural(previous, 'paper')} in the four before: too few to call a trend."
+            f"{head}, {plural(previous, 'paper')} in the {WINDOW_DAYS} before: "
+            "too few to call a trend."
         )
     elif change is None:
-        sentence = f"{head}, none in the four weeks before."
+        sentence = f"{head}, none in the {WINDOW_DAYS} before."
     elif abs(change) < 0.005:
-        sentence = f"{head}, level with the four weeks before."
+        sentence = f"{head}, level with the {WINDOW_DAYS} before."
     else:
         direction = "up" if change > 0 else "down"
-        sentence = f"{head}, {direction} {abs(change):.0%} on the four weeks before."
+        sentence = f"{head}, {direction} {abs(change):.0%} on the {WINDOW_DAYS} before."
     if momentum.total_recent:
         share = momentum.share * 100
         sentence += (
@@ -39,6 +40,7 @@ def momentum_summary(momentum: TopicMomentum | None) -> dict | None:
             else " Under 0.1% of all new papers."
         )
     return {
+        "window_start": momentum.window_start,
         "window_end": momentum.window_end,
         "window_days": WINDOW_DAYS,
         "recent_count": recent,

@@ -11,8 +11,11 @@ class TopicRefOutput(serializers.Serializer):
 
 
 class MomentumOutput(serializers.Serializer):
-    window_end = serializers.DateField()
-    window_days = serializers.IntegerField()
+    window_start = serializers.DateField(
+        allow_null=True, help_text="first announcement day counted in recent_count"
+    )
+    window_end = serializers.DateField(help_text="the newest announcement in the database")
+    window_days = serializers.IntegerField(help_text="announcement days in each window")
     recent_count = serializers.IntegerField()
     previous_count = serializers.IntegerField()
     change = serializers.FloatField(allow_null=True)
@@ -42,6 +45,7 @@ class WeekOutput(serializers.Serializer):
 
 class TopicDetailOutput(TopicOutput):
     description = serializers.CharField()
+    followers = serializers.IntegerField(source="followers_count", help_text="people following it")
     aliases = serializers.ListField(child=serializers.CharField())
     keywords = serializers.ListField(child=serializers.CharField())
     categories = serializers.ListField(child=serializers.CharField())

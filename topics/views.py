@@ -4,20 +4,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db.models import F, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from papers import views as paper_views
+from papers.paging import InvalidCursor, newest_first
 from papers.selectors import paper_list
-from papers.views import (
-    BadPageRequest,
-    PaperPage,
-    bad_request_page,
-    cursor_decode,
-    newest_first_page,
-)
+from papers.views import BadPageRequest, PaperPage, bad_request_page, newest_first_page
 from topics.charts import sparkline, weekly_bar_chart
 from topics.models import PaperTopic, Topic, TopicWeek
 from topics.selectors import topic_get, topic_list
@@ -96,19 +90,12 @@ def _topic_papers_page(topic: Topic, cursor: str | None) -> PaperPage:
     whether there is a next page) are one range of the index on (topic, announced, paper), a
     subquery; newest_first_page orders and pages just those papers, so a topic with 100,000
     papers costs what one with 30 does."""
-    ordered = PaperTopic.objects.filter(topic=topic).order_by(
-        F("announced").desc(nulls_last=True), "-paper_id"
-    )
-    if cursor:
-        day, pk = cursor_decode(cursor)
-        if day is None:
-            ordered = ordered.filter(announced__isnull=True, paper_id__lt=pk)
-        else:
-            ordered = ordered.filter(
-                Q(announced__lt=day) | Q(announced=day, paper_id__lt=pk) | Q(announced__isnull=True)
-            )
-    ids = ordered.values("paper_id")[: paper_views.PAGE_SIZE + 1]
-    return newest_first_page(paper_list().filter(id__in=ids), cursor)
+    tags = PaperTopic.objects.filter(topic=topic)
+    try:
+        ids = newest_first(tags, cursor=cursor, id_field="paper_id").values("paper_id")
+    except InvalidCursor:
+        raise paper_views.broken_cursor() from None
+    return newest_first_page(paper_list().filter(id__in=ids[: paper_views.PAGE_SIZE + 1]), cursor)
 
 
 @require_safe

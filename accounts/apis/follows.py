@@ -21,7 +21,8 @@ from accounts.serializers import (
 )
 from accounts.services import feedback as feedback_services
 from accounts.services import follows as follow_services
-from config.api import CURSOR_PARAMETERS, BadRequest, NewestFirstCursorPagination, page_of
+from config.api import CURSOR_PARAMETERS, BadRequest, page_of
+from papers.paging import NewestFirstPagination
 from topics.models import TagFeedback, Topic
 
 # --- follows, feed, hidden ------------------------------------------------------------------
@@ -72,7 +73,7 @@ class FeedApi(PersonalApi):
             OpenApiParameter("topic", str, description="only this topic (a slug)"),
             *CURSOR_PARAMETERS,
         ],
-        responses=page_of("FeedPage", FeedPaperOutput, previous=True),
+        responses=page_of("FeedPage", FeedPaperOutput),
     )
     def get(self, request):
         topic_ids = selectors.followed_topic_ids(user=request.user)
@@ -85,10 +86,10 @@ class FeedApi(PersonalApi):
                 raise BadRequest(f"Unknown topic {slug[:100]!r}.", code="unknown_topic")
             topic_ids = {topic.pk}
         papers = selectors.feed_for_user(user=request.user, topic_ids=topic_ids)
-        paginator = NewestFirstCursorPagination()
-        page = paginator.paginate_queryset(papers, request, view=self)
+        paging = NewestFirstPagination(request)
+        page = paging.page(papers)
         selectors.feed_decorate(user=request.user, papers=page, topic_ids=topic_ids)
-        return paginator.get_paginated_response(FeedPaperOutput(page, many=True).data)
+        return Response(paging.body(FeedPaperOutput(page, many=True).data))
 
 
 class HiddenListApi(PersonalApi):

@@ -11,7 +11,7 @@ from django.db.models import Count, Max
 from papers.models import Paper
 from topics.models import PaperTopic, Topic, TopicMomentum, TopicWeek
 
-WINDOW_DAYS = 28
+WINDOW_DAYS = 28  # announcement days, not calendar days: arXiv announces five days a week
 SERIES_WEEKS = 26
 
 
@@ -62,9 +62,25 @@ def topic_stats_recompute(*, since: date | None = None) -> int:
     return _momentum_recompute(end)
 
 
+def announcement_windows(end: date) -> tuple[date, date]:
+    """The first days of the momentum windows ending at ``end``: the recent window is the last
+    WINDOW_DAYS days with announcements, the previous one the WINDOW_DAYS announcement days
+    before it (the previous window is empty, starting at the recent one, when the database has
+    no earlier announcements). Weekends and arXiv's holidays do not count, so a window always
+    holds the same number of announcements."""
+    days = list(
+        Paper.objects.filter(announced__lte=end)
+        .order_by("-announced")
+        .values_list("announced", flat=True)
+        .distinct()[: 2 * WINDOW_DAYS]
+    )
+    recent_start = days[: WINDOW_DAYS][-1]
+    previous = days[WINDOW_DAYS:]
+    return recent_start, previous[-1] if previous else recent_start
+
+
 def _momentum_recompute(end: date) -> int:
-    recent_start = end - timedelta(days=WINDOW_DAYS - 1)
-    previous_start = recent_start - timedelta(days=WINDOW_DAYS)
+    recent_start, previous_start = announcement_windows(end)
     total_recent = Paper.objects.filter(announced__gte=recent_start, announced__lte=end).count()
 
     def counts(start: date, stop: date) -> dict[int, int]:
@@ -88,7 +104,9 @@ def _momentum_recompute(end: date) -> int:
         [
             TopicMomentum(
                 topic_id=topic_id,
+                window_start=recent_start,
                 window_end=end,
+                previous_start=previous_start,
                 recent_count=recent.get(topic_id, 0),
                 previous_count=previous.get(topic_id, 0),
                 total_recent=total_recent,

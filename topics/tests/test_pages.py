@@ -69,7 +69,7 @@ class TestTopicPage:
 
     def test_it_shows_momentum_sentence_and_chart(self, client, scenario):
         html = client.get("/topics/policy-gradient/").content.decode()
-        assert "63 papers in the last four weeks, up 294% on the four weeks before." in html
+        assert "63 papers in the last 28 announcement days, up 294% on the 28 before." in html
         assert "0.4% of all new papers." in html
         svg = re.search(r"<svg class=\"chart\".*?</svg>", html, re.S).group(0)
         assert 'role="img"' in svg
@@ -223,7 +223,7 @@ class TestTopicPage:
         topic = topic_create(parent=area, slug="tiny", name="Tiny Topic")
         momentum_create(topic=topic, recent=4, previous=1)
         html = client.get("/topics/tiny/").content.decode()
-        assert "4 papers in the last four weeks, 1 paper in the four before: too few" in html
+        assert "4 papers in the last 28 announcement days, 1 paper in the 28 before: too few" in html
         assert "300%" not in html
 
     def test_the_page_makes_a_bounded_number_of_queries(
@@ -264,10 +264,10 @@ class TestHomePage:
         assert response.status_code == 200
         html = response.content.decode()
         trending = html[html.index('class="trend-grid"') : html.index("Latest papers")]
-        # Sorted by papers in the last four weeks; areas are listed apart, not as trends.
+        # Sorted by papers in the last 28 announcement days; areas are listed apart, not as trends.
         assert trending.index("Policy Gradient") < trending.index("Offline RL")
         assert "Reinforcement Learning</a></h3>" not in trending
-        assert "63 papers in the last four weeks, up 294% on the four weeks before." in trending
+        assert "63 papers in the last 28 announcement days, up 294% on the 28 before." in trending
         assert 'class="sparkline"' in trending
         assert row_titles(html)[:3] == [
             f"Sparse-reward policy learning, study {i}" for i in range(3)

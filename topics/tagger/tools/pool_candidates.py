@@ -43,6 +43,12 @@ def main() -> None:
         default=[],
         help="another scorer to pool: SCORER_JSON[,LABELLED_PAPERS_JSONL_GZ]",
     )
+    parser.add_argument(
+        "--only",
+        default="",
+        help="comma-separated slugs: pool only these topics (e.g. the ones a taxonomy version "
+        "added), wherever they are among a variant's top candidates",
+    )
     args = parser.parse_args()
 
     taxonomy = load_taxonomy_files(TAXONOMY_DIR)
@@ -52,6 +58,10 @@ def main() -> None:
         scorer, _, labelled = variant.partition(",")
         taggers.append(Tagger(taxonomy.topics, params=scorer, neighbours=labelled or None))
     labelled_set = load_set(args.set)
+    only = {slug for slug in args.only.split(",") if slug}
+    unknown = only - specs.keys()
+    if unknown:
+        parser.error(f"--only: not in the taxonomy: {', '.join(sorted(unknown))}")
 
     def ancestors(slug: str) -> set[str]:
         out, parent = set(), specs[slug].parent if slug in specs else None
@@ -69,6 +79,8 @@ def main() -> None:
         pooled: list[str] = []
         for tagger in taggers:
             ranked = [s for s, _ in tagger.candidates(paper, 80) if not specs[s].is_area]
+            if only:
+                ranked = [s for s in ranked if s in only]
             for slug in ranked[: args.top]:
                 if slug not in judged and slug not in pooled:
                     pooled.append(slug)
