@@ -29,7 +29,13 @@ class Paper(models.Model):
     modified_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        indexes = [models.Index(fields=["-announced", "-id"], name="paper_newest_idx")]
+        indexes = [
+            models.Index(fields=["-announced", "-id"], name="paper_newest_idx"),
+            # The few papers not tagged yet, for the straggler sweep (topics.tag_stragglers).
+            models.Index(
+                fields=["id"], condition=models.Q(tagged_at__isnull=True), name="paper_untagged_idx"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.arxiv_id}v{self.version}: {self.title[:60]}"

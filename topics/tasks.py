@@ -28,6 +28,18 @@ def tag_papers_task(paper_ids: list[int]) -> int:
     return tagged
 
 
+@shared_task(name="topics.tag_stragglers", acks_late=True)
+def tag_stragglers_task() -> int:
+    """The scheduled sweep for papers whose tagging task was lost (worker killed, queue lost)."""
+    from topics.services.stats import topic_stats_schedule
+    from topics.services.tagging import papers_tag_stragglers
+
+    tagged = papers_tag_stragglers()
+    if tagged:
+        topic_stats_schedule()
+    return tagged
+
+
 @shared_task(name="topics.stats")
 def topic_stats_task() -> int:
     from topics.services.stats import topic_stats_recompute

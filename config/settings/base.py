@@ -287,6 +287,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "papers.harvest_oai",
         "schedule": crontab(minute="0", hour="3"),
     },
+    # https://crontab.guru/#5-59/10_*_*_*_* : tag papers whose tagging task was lost (a worker
+    # killed mid-batch, a queue lost with Redis) half an hour after they were stored
+    "topics.tag-stragglers": {
+        "task": "topics.tag_stragglers",
+        "schedule": crontab(minute="5-59/10"),
+    },
     # https://crontab.guru/#30_4_*_*_* : nightly tagger retrain; refits only when at least 50
     # new judgements arrived since the last one (topics.services.retrain)
     "topics.retrain-tagger-nightly": {

@@ -74,7 +74,7 @@ def announcement_windows(end: date) -> tuple[date, date]:
         .values_list("announced", flat=True)
         .distinct()[: 2 * WINDOW_DAYS]
     )
-    recent_start = days[: WINDOW_DAYS][-1]
+    recent_start = days[:WINDOW_DAYS][-1]
     previous = days[WINDOW_DAYS:]
     return recent_start, previous[-1] if previous else recent_start
 

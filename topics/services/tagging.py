@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -148,6 +149,30 @@ def _tag_batch(paper_ids: list[int]) -> int:
             PaperTopic.objects.bulk_update(reranked, ["rank"], batch_size=1000)
         Paper.objects.filter(id__in=ids).update(tagged_at=timezone.now())
     return len(papers)
+
+
+# A paper stored this long ago and still untagged has lost its tagging task (a worker killed in
+# the middle of a batch hands it back only after the broker's visibility timeout, two hours; a
+# queue can be lost with Redis). Long enough that a paper merely waiting in a busy queue is
+# rarely picked twice; a paper tagged twice gets the same tags, the second time costs ~1 ms.
+STRAGGLER_AGE = timedelta(minutes=30)
+STRAGGLER_LIMIT = 5000  # per sweep: a few seconds of tagging
+
+
+def papers_tag_stragglers(
+    *, older_than: timedelta = STRAGGLER_AGE, limit: int = STRAGGLER_LIMIT
+) -> int:
+    """Tag the papers stored more than ``older_than`` ago that no tagging task has reached,
+    oldest first, at most ``limit`` of them (the scheduled sweep, every ten minutes)."""
+    cutoff = timezone.now() - older_than
+    stragglers = Paper.objects.filter(tagged_at__isnull=True, created_at__lt=cutoff)
+    ids = list(stragglers.order_by("id").values_list("id", flat=True)[:limit])
+    done = 0
+    for start in range(0, len(ids), BATCH_SIZE):
+        done += _tag_batch(ids[start : start + BATCH_SIZE])
+    if ids:
+        logger.warning("tagged %d papers whose tagging task was lost", done)
+    return done
 
 
 def papers_tag_untagged(*, progress=lambda _: None) -> int:

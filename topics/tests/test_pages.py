@@ -223,7 +223,8 @@ class TestTopicPage:
         topic = topic_create(parent=area, slug="tiny", name="Tiny Topic")
         momentum_create(topic=topic, recent=4, previous=1)
         html = client.get("/topics/tiny/").content.decode()
-        assert "4 papers in the last 28 announcement days, 1 paper in the 28 before: too few" in html
+        sentence = "4 papers in the last 28 announcement days, 1 paper in the 28 before: too few"
+        assert sentence in html
         assert "300%" not in html
 
     def test_the_page_makes_a_bounded_number_of_queries(
