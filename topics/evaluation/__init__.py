@@ -1,7 +1,8 @@
 """The tagger's labelled paper sets (gold = test, train = fitting) and their loader.
 
 Files (see README.md in this folder): ``<set>_papers.jsonl`` holds the papers and every
-``<set>_labels*.jsonl`` file holds labels ``{id, topics, acceptable, note}``. The label files are
+``<set>_labels*.jsonl`` file holds labels ``{id, topics, acceptable, note}`` (a pooled pass adds
+``rejected``: the topics it judged and found not to apply). The label files are
 read fresh on every call and merged by paper id, so another labelling pass can add a file (or
 rewrite one) without touching the code. Only labelled papers belong to a set.
 """
@@ -21,6 +22,7 @@ SETS = ("gold", "train")
 class Label:
     topics: list[str] = field(default_factory=list)  # clearly applies (most specific)
     acceptable: list[str] = field(default_factory=list)  # defensible
+    rejected: list[str] = field(default_factory=list)  # judged in a pooled pass: does not apply
     notes: list[str] = field(default_factory=list)
 
 
@@ -94,10 +96,16 @@ def load_labels(name: str, folder: Path = EVAL_DIR) -> tuple[dict[str, Label], l
             for slug in _slug_list(row.get("acceptable")):
                 if slug not in label.acceptable:
                     label.acceptable.append(slug)
+            for slug in _slug_list(row.get("rejected")):
+                if slug not in label.rejected:
+                    label.rejected.append(slug)
             if row.get("note"):
                 label.notes.append(str(row["note"]))
     for label in labels.values():
         label.acceptable = [s for s in label.acceptable if s not in label.topics]
+        # A later pass may find a rejected topic defensible after all: the kinder verdict wins.
+        judged = set(label.topics) | set(label.acceptable)
+        label.rejected = [s for s in label.rejected if s not in judged]
     return labels, [p.name for p in files], duplicates
 
 

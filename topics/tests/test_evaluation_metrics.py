@@ -228,3 +228,27 @@ def test_the_shipped_sets_load():
     assert len(train.papers) >= 150
     assert not {p["id"] for p in gold.papers} & {p["id"] for p in train.papers}
     assert max(p["announced"] for p in train.papers) < min(p["announced"] for p in gold.papers)
+
+
+def test_label_files_merge_by_paper_and_the_kinder_verdict_wins(tmp_path):
+    from topics.evaluation import load_labels
+
+    rows = {
+        "gold_labels_a.jsonl": [{"id": "1", "topics": ["ppo"], "acceptable": ["rl"], "note": "a"}],
+        "gold_labels_b.jsonl": [
+            {"id": "1", "topics": ["dpo"], "acceptable": ["ppo"], "rejected": ["gan", "rl"]},
+            {"id": "2", "topics": [], "acceptable": [], "rejected": ["gan"]},
+        ],
+    }
+    for name, lines in rows.items():
+        (tmp_path / name).write_text("".join(json.dumps(row) + "\n" for row in lines))
+
+    labels, files, duplicates = load_labels("gold", tmp_path)
+
+    assert files == ["gold_labels_a.jsonl", "gold_labels_b.jsonl"]
+    assert duplicates == 1
+    first = labels["1"]
+    assert first.topics == ["ppo", "dpo"]
+    assert first.acceptable == ["rl"]  # ppo is clear elsewhere: clear wins over acceptable
+    assert first.rejected == ["gan"]  # rl was found acceptable in another pass
+    assert labels["2"].rejected == ["gan"]

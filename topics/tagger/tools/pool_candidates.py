@@ -2,11 +2,12 @@
 
 For each paper: the top candidates of the shipped tagger (with its kNN memory; a paper is never
 its own neighbour), of its fallback scorer (no labelled papers) and of any earlier scorer given
-with ``--variant``, non-area, minus the topics already labelled (clearly applies or acceptable)
-and their ancestors. A judge then reads each paper and marks every pooled topic "clear",
-"acceptable" or "no" without seeing any score; the verdicts go into a new
-``<set>_labels_<x>.jsonl`` that ``load_set`` merges. Pooling the gold set over every variant
-tried is what makes its recall measurable (issue 4); it changes no scorer.
+with ``--variant``, non-area, minus the topics already judged (clearly applies, acceptable or
+rejected by an earlier pooled pass) and the ancestors of the clear ones. A judge then reads each
+paper and marks every pooled topic "clear", "acceptable" or "no" without seeing any score; the
+verdicts go into a new ``<set>_labels_<x>.jsonl`` that ``load_set`` merges, the "no"s as
+``rejected`` so that no later pass asks again. Pooling the gold set over every variant tried is
+what makes its recall measurable (issue 4); it changes no scorer.
 
     .venv/bin/python -m topics.tagger.tools.pool_candidates --set train \
         --top 12 --parts 7 --out /tmp/pool
@@ -73,7 +74,7 @@ def main() -> None:
     pools = []
     for paper in labelled_set.papers:
         label = labelled_set.labels[str(paper["id"])]
-        judged = set(label.topics) | set(label.acceptable)
+        judged = set(label.topics) | set(label.acceptable) | set(label.rejected)
         for slug in label.topics:
             judged |= ancestors(slug)
         pooled: list[str] = []
