@@ -28,6 +28,10 @@ max_requests_jitter = max_requests // 10
 limit_request_line = 8190
 limit_request_fields = 100
 forwarded_allow_ips = env_str("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# gunicorn 25+ opens a control socket at one fixed path in the home directory: a second gunicorn
+# on the host (another instance, a test, the load benchmark) would take it over. Nothing here
+# uses it (systemd and signals manage the processes), so it stays closed.
+control_socket_disable = True
 
 # One JSON object per request on stdout (config.gunicorn_logging), beside the app's JSON log
 # lines on stderr.

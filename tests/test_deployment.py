@@ -101,9 +101,14 @@ def stop(process: subprocess.Popen) -> tuple[str, str]:
         return process.communicate(timeout=30)
 
 
-def test_the_release_and_web_commands_serve_paperscope_in_production(released):
+def test_the_release_and_web_commands_serve_paperscope_in_production(released, tmp_path):
     port = free_port()
-    web = start(procfile()["web"], {**released, "GUNICORN_BIND": f"127.0.0.1:{port}"})
+    # A home of its own: gunicorn must not open its control socket (~/.gunicorn/gunicorn.ctl),
+    # which a second gunicorn on the host would take over.
+    home_dir = tmp_path / "home"
+    home_dir.mkdir()
+    settings = {**released, "GUNICORN_BIND": f"127.0.0.1:{port}", "HOME": str(home_dir)}
+    web = start(procfile()["web"], settings)
     try:
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
@@ -129,6 +134,7 @@ def test_the_release_and_web_commands_serve_paperscope_in_production(released):
         assert css.headers["content-encoding"] == "gzip"
         assert "max-age=315360000" in css.headers["cache-control"]
         assert httpx.get(f"{base}/no-such-page").status_code == 404
+        assert not (home_dir / ".gunicorn").exists()
     finally:
         stdout, _ = stop(web)
     access = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
