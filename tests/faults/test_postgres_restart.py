@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import time
 
-import httpx
 import pytest
 
 from tests.faults.conftest import (
@@ -24,6 +23,7 @@ from tests.faults.conftest import (
     wait_until,
 )
 from tests.faults.load import Traffic, summary
+from tests.faults.outage import check_health_reports, check_saves_kept, time_on_demand_fetch
 
 pytestmark = pytest.mark.services
 
@@ -31,7 +31,6 @@ DOWN_SECONDS = 5
 # Requests sent this soon after PostgreSQL is back may still fail: a gunicorn thread whose
 # connection died finds out on its next query, and PostgreSQL takes a moment to accept logins.
 GRACE_SECONDS = 2
-FETCHABLE = "1605.08386"  # known to the fake arXiv's query API, not to the database
 
 
 def test_a_postgres_restart_costs_only_the_requests_made_while_it_is_down(
@@ -98,43 +97,19 @@ def test_a_postgres_restart_costs_only_the_requests_made_while_it_is_down(
     assert any(200 <= a.status < 300 for a in traffic.between(up_at + GRACE_SECONDS, ended))
 
     # /healthz: ok, degraded naming the database while it is down, ok again.
-    for answer in traffic.within(started, stopping_at, "healthz"):
-        assert answer.status == 200, answer
-    outage_checks = traffic.within(down_at, starting_at, "healthz")
-    assert len(outage_checks) >= DOWN_SECONDS
-    for answer in outage_checks:
-        assert answer.status == 503, answer
-        assert answer.body["status"] == "degraded"
-        assert answer.body["database"]["ok"] is False
-        assert answer.body["broker"]["ok"] is True
-    after = traffic.between(healthy_at, ended, "healthz")
-    assert after
-    assert all(a.status == 200 for a in after)
-
-    # Every save that was acknowledged is stored; nothing was stored that was not sent.
-    stored = {
-        row[0]
-        for row in sql(
-            url, "SELECT arxiv_id FROM accounts_listitem WHERE reading_list_id = %s", (list_id,)
-        )
-    }
-    acknowledged = traffic.acknowledged_saves()
-    assert acknowledged <= stored
-    assert stored <= traffic.attempted_saves()
-
+    outage_checks = check_health_reports(
+        traffic,
+        before=(started, stopping_at),
+        outage=(down_at, starting_at),
+        after=(healthy_at, ended),
+        down="database",
+        min_checks=DOWN_SECONDS,
+    )
+    acknowledged, stored = check_saves_kept(url, list_id, traffic)
     # The worker lived through it and takes tasks again: a paper we lack is fetched on demand.
-    def fetched() -> bool:
-        assert worker.poll() is None, "the worker died:\n" + processes.logs()
-        httpx.post(
-            f"{base}/api/v1/papers/lookup",
-            json={"ids": [FETCHABLE]},
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=10,
-        ).raise_for_status()
-        return bool(sql(url, "SELECT 1 FROM papers_paper WHERE arxiv_id = %s", (FETCHABLE,)))
-
-    asked_at = time.monotonic()
-    wait_until(fetched, timeout=60, what="the worker to fetch a paper after the restart", every=1)
+    fetch_seconds = time_on_demand_fetch(
+        url, base, token, worker, processes.logs, after="the restart"
+    )
     # No tagging batch was lost to the restart: every paper is tagged, once.
     wait_until(
         lambda: not any(tagging_problems(url, ids).values()),
@@ -155,5 +130,5 @@ def test_a_postgres_restart_costs_only_the_requests_made_while_it_is_down(
         f"{len(stored)} ({len(stored - acknowledged)} stored but not acknowledged); worker "
         f"tasks failed meanwhile {failed_tasks}, {untagged_at_stop} papers untagged at the "
         f"stop and all tagged once afterwards; on-demand fetch after the restart done in "
-        f"{time.monotonic() - asked_at:.1f} s"
+        f"{fetch_seconds:.1f} s"
     )
