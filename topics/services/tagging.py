@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from papers.models import Paper
@@ -172,6 +173,18 @@ def papers_tag_stragglers(
         done += _tag_batch(ids[start : start + BATCH_SIZE])
     if ids:
         logger.warning("tagged %d papers whose tagging task was lost", done)
+    return done
+
+
+def papers_retag_all(*, progress=lambda _: None) -> int:
+    """Tag every stored paper again, newest first (an upgrade shipped a new scorer or taxonomy:
+    what readers see first is current first). Curated and people's tags are kept, as always."""
+    newest = Paper.objects.order_by(F("announced").desc(nulls_last=True), "-id")
+    ids = list(newest.values_list("id", flat=True))
+    done = 0
+    for start in range(0, len(ids), BATCH_SIZE):
+        done += _tag_batch(ids[start : start + BATCH_SIZE])
+        progress(f"tagged {done}/{len(ids)}")
     return done
 
 

@@ -1,4 +1,5 @@
-"""manage.py tag_papers: tag papers offline (JSONL in, JSONL out) or tag the stored ones."""
+"""manage.py tag_papers: tag papers offline (JSONL in, JSONL out) or tag the stored ones:
+the untagged ones, or with --all every one (after an upgrade that ships a new scorer)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from topics.selectors import tagger_get
-from topics.services.tagging import papers_tag_untagged
+from topics.services.tagging import papers_retag_all, papers_tag_untagged
 from topics.tagger.engine import PaperInput
 
 
@@ -18,18 +19,29 @@ class Command(BaseCommand):
         "Tag papers. With --input: read JSONL lines {id, title, abstract, categories, authors} "
         "(only title is required) and write {id, tags: [{slug, name, score, evidence}]} lines in "
         "rank order, without touching the database's papers. Without: tag stored papers that "
-        "were never tagged."
+        "were never tagged; with --all, every stored paper again, newest first."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--input", type=Path, help="JSONL file of papers, - for stdin")
         parser.add_argument("--output", type=Path, help="JSONL file for the tags, - for stdout")
+        parser.add_argument(
+            "--all",
+            action="store_true",
+            help="re-tag every stored paper (after an upgrade that ships a new scorer)",
+        )
 
     def handle(self, *args, **options):
         if options["input"] is None:
-            count = papers_tag_untagged()
-            self.stdout.write(f"tagged {count} stored papers")
+            if options["all"]:
+                count = papers_retag_all(progress=self._progress)
+                self.stdout.write(f"re-tagged {count} stored papers")
+            else:
+                count = papers_tag_untagged(progress=self._progress)
+                self.stdout.write(f"tagged {count} stored papers")
             return
+        if options["all"]:
+            raise CommandError("--all re-tags the stored papers; it does not go with --input.")
         papers = list(self._read(options["input"]))
         tagger = tagger_get()
         if not tagger.topics:
@@ -56,6 +68,9 @@ class Command(BaseCommand):
                 out.close()
         if out is not sys.stdout:
             self.stdout.write(f"tagged {len(papers)} papers into {options['output']}")
+
+    def _progress(self, message: str) -> None:
+        self.stderr.write(message)
 
     def _read(self, path: Path):
         handle = sys.stdin if path == Path("-") else None
