@@ -7,6 +7,7 @@ from datetime import date
 import feedparser
 import pytest
 
+from topics.models import Topic
 from topics.tests.factories import area_create, paper_create, tag_create, topic_page_scenario
 
 pytestmark = pytest.mark.django_db
@@ -108,3 +109,27 @@ class TestSearchFeed:
         head = client.get("/search/", {"q": "policy"}).content.decode().split("</head>")[0]
         assert 'type="application/atom+xml"' in head
         assert 'href="/search/feed/?q=policy"' in head
+
+
+class TestFeedCaching:
+    def test_a_feed_is_cached_for_five_minutes_and_says_so(self, client):
+        from django.core.cache import cache
+
+        topic_page_scenario()
+        first = client.get("/topics/policy-gradient/feed/")
+        assert "max-age=300" in first["Cache-Control"]
+        # A paper tagged meanwhile shows after the cache expires (here: is cleared), not before.
+        newest = paper_create(title="A brand-new policy gradient paper", announced=date(2026, 1, 5))
+        tag_create(paper=newest, topic=Topic.objects.get(slug="policy-gradient"))
+
+        assert client.get("/topics/policy-gradient/feed/").content == first.content
+        cache.clear()
+        titles = [e.title for e in parse(client.get("/topics/policy-gradient/feed/")).entries]
+        assert titles[0] == "A brand-new policy gradient paper"
+
+    def test_search_feeds_are_cached_per_query(self, client):
+        topic_page_scenario()
+        one = parse(client.get("/search/feed/", {"q": "sparse-reward policy"}))
+        other = parse(client.get("/search/feed/", {"q": "zebrafish"}))
+        assert one.entries
+        assert not other.entries
