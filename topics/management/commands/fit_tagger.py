@@ -1,7 +1,7 @@
 """manage.py fit_tagger: fit the tagger's scorer, calibration and decision threshold on the
 TRAINING set only, and write the labelled papers the tagger's kNN uses.
 
-    manage.py fit_tagger [--name fit-6] [--out topics/tagger/model/scorer.json]
+    manage.py fit_tagger [--name fit-7] [--out topics/tagger/model/scorer.json]
                          [--base topics/tagger/model/scorer_hand-1.json] [--folds 5]
                          [--acceptable exclude|negative|half] [--l2 3.0] [--calibrate-top 5]
                          [--knn-k 20] [--search] [--report cv.json] [--dry-run]
@@ -415,7 +415,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--name", default="fit-6", help="version string of the new scorer")
+        parser.add_argument("--name", default="fit-7", help="version string of the new scorer")
         parser.add_argument("--out", type=Path, default=SCORER_PATH)
         parser.add_argument("--base", type=Path, default=BASE_SCORER, help="base scorer.json")
         parser.add_argument("--folds", type=int, default=5)
