@@ -12,9 +12,13 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from datetime import date
 
 from django.db.models import F, Q, QuerySet
+from rest_framework.utils.urls import replace_query_param
+
+from config.api import BadRequest
 
 CURSOR_MAX_LENGTH = 200
 
@@ -87,9 +91,16 @@ class NewestFirstPagination:
         self.next_cursor: str | None = None
 
     def page(self, rows: QuerySet, *, id_field: str = "id") -> list:
-        """This request's page of ``rows`` (papers, or a topic's tags with ``paper_id``)."""
-        from config.api import BadRequest
+        """This request's page of ``rows`` (papers, newest first)."""
+        return self.page_from(
+            lambda cursor, size: newest_first_slice(
+                rows, cursor=cursor, size=size, id_field=id_field
+            )
+        )
 
+    def page_from(self, fetch: Callable[[str | None, int], tuple[list, str | None]]) -> list:
+        """This request's page from ``fetch(cursor, size) -> (page, next cursor)``, a selector
+        that pages with these cursors (e.g. a topic's papers over its tag index)."""
         params = self.request.query_params
         limit = params.get("limit", str(self.page_size))
         if not limit.isdigit() or not 1 <= int(limit) <= self.max_page_size:
@@ -98,9 +109,7 @@ class NewestFirstPagination:
                 code="invalid_limit",
             )
         try:
-            page, self.next_cursor = newest_first_slice(
-                rows, cursor=params.get("cursor"), size=int(limit), id_field=id_field
-            )
+            page, self.next_cursor = fetch(params.get("cursor"), int(limit))
         except InvalidCursor:
             raise BadRequest(
                 "The cursor is not one this API gave out.", code="invalid_cursor"
@@ -109,10 +118,7 @@ class NewestFirstPagination:
 
     def body(self, results: list) -> dict:
         """The answer for ``results`` (the page, serialized)."""
-        from rest_framework.utils.urls import replace_query_param
-
+        if self.next_cursor is None:
+            return {"results": results, "next": None}
         url = self.request.build_absolute_uri()
-        next_url = (
-            replace_query_param(url, "cursor", self.next_cursor) if self.next_cursor else None
-        )
-        return {"results": results, "next": next_url}
+        return {"results": results, "next": replace_query_param(url, "cursor", self.next_cursor)}

@@ -218,11 +218,20 @@ def topic_related(*, topic: Topic, limit: int = 8, sample: int = 400) -> list[To
     return [by_id[i] for i in ids if i in by_id]
 
 
-def topic_tag_list(*, topic: Topic):
-    """The topic's tags (paper id and announcement date only), for paging newest first."""
+def topic_papers_page(
+    *, topic: Topic, cursor: str | None = None, size: int
+) -> tuple[list, str | None]:
+    """One newest-first page of the topic's papers, each with its tags, and the cursor of the
+    next page (None on the last): the page's tags are one range of the index on (topic,
+    announced, paper) whatever the topic's size, then their papers are read by id. Raises
+    papers.paging.InvalidCursor for a cursor this service did not give out."""
+    from papers.paging import newest_first_slice
+    from papers.selectors import papers_in_order
     from topics.models import PaperTopic
 
-    return PaperTopic.objects.filter(topic=topic).only("paper_id", "announced")
+    tags = PaperTopic.objects.filter(topic=topic).only("paper_id", "announced")
+    page, next_cursor = newest_first_slice(tags, cursor=cursor, size=size, id_field="paper_id")
+    return papers_in_order(paper_ids=[tag.paper_id for tag in page]), next_cursor
 
 
 # --- feedback ------------------------------------------------------------------------------------

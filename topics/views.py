@@ -9,12 +9,18 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from papers import views as paper_views
-from papers.paging import InvalidCursor, newest_first
+from papers.paging import InvalidCursor
 from papers.selectors import paper_list
-from papers.views import BadPageRequest, PaperPage, bad_request_page, newest_first_page
+from papers.views import (
+    BadPageRequest,
+    PaperPage,
+    bad_request_page,
+    decorate_rows,
+    newest_first_page,
+)
 from topics.charts import sparkline, weekly_bar_chart
 from topics.models import PaperTopic, Topic, TopicWeek
-from topics.selectors import topic_get, topic_list
+from topics.selectors import topic_get, topic_list, topic_papers_page
 
 TRENDING_SHOWN = 12
 HOME_PAPERS = 20
@@ -86,16 +92,15 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def _topic_papers_page(topic: Topic, cursor: str | None) -> PaperPage:
-    """One newest-first page of the topic's papers. The page's paper ids (and one more, to know
-    whether there is a next page) are one range of the index on (topic, announced, paper), a
-    subquery; newest_first_page orders and pages just those papers, so a topic with 100,000
-    papers costs what one with 30 does."""
-    tags = PaperTopic.objects.filter(topic=topic)
+    """One newest-first page of the topic's papers (topic_papers_page: one range of the tag
+    index, so a topic with 100,000 papers costs what one with 30 does)."""
     try:
-        ids = newest_first(tags, cursor=cursor, id_field="paper_id").values("paper_id")
+        papers, next_cursor = topic_papers_page(
+            topic=topic, cursor=cursor, size=paper_views.PAGE_SIZE
+        )
     except InvalidCursor:
         raise paper_views.broken_cursor() from None
-    return newest_first_page(paper_list().filter(id__in=ids[: paper_views.PAGE_SIZE + 1]), cursor)
+    return PaperPage(papers=decorate_rows(papers), next_cursor=next_cursor, is_first=not cursor)
 
 
 @require_safe
