@@ -40,11 +40,16 @@ def papers_tag(*, paper_ids: Iterable[int]) -> int:
     are tagged too, and ranks run over all of a paper's tags. Papers deleted since they were
     queued are skipped.
     """
-    ids = sorted(set(paper_ids))
-    tagged = 0
+    return _tag_in_batches(sorted(set(paper_ids)))
+
+
+def _tag_in_batches(ids: list[int], progress=lambda _: None) -> int:
+    """Tag these papers BATCH_SIZE at a time, in the order given; returns papers tagged."""
+    done = 0
     for start in range(0, len(ids), BATCH_SIZE):
-        tagged += _tag_batch(ids[start : start + BATCH_SIZE])
-    return tagged
+        done += _tag_batch(ids[start : start + BATCH_SIZE])
+        progress(f"tagged {done}/{len(ids)}")
+    return done
 
 
 def _tag_batch(paper_ids: list[int]) -> int:
@@ -168,9 +173,7 @@ def papers_tag_stragglers(
     cutoff = timezone.now() - older_than
     stragglers = Paper.objects.filter(tagged_at__isnull=True, created_at__lt=cutoff)
     ids = list(stragglers.order_by("id").values_list("id", flat=True)[:limit])
-    done = 0
-    for start in range(0, len(ids), BATCH_SIZE):
-        done += _tag_batch(ids[start : start + BATCH_SIZE])
+    done = _tag_in_batches(ids)
     if ids:
         logger.warning("tagged %d papers whose tagging task was lost", done)
     return done
@@ -180,20 +183,10 @@ def papers_retag_all(*, progress=lambda _: None) -> int:
     """Tag every stored paper again, newest first (an upgrade shipped a new scorer or taxonomy:
     what readers see first is current first). Curated and people's tags are kept, as always."""
     newest = Paper.objects.order_by(F("announced").desc(nulls_last=True), "-id")
-    ids = list(newest.values_list("id", flat=True))
-    done = 0
-    for start in range(0, len(ids), BATCH_SIZE):
-        done += _tag_batch(ids[start : start + BATCH_SIZE])
-        progress(f"tagged {done}/{len(ids)}")
-    return done
+    return _tag_in_batches(list(newest.values_list("id", flat=True)), progress)
 
 
 def papers_tag_untagged(*, progress=lambda _: None) -> int:
     """Tag every paper the tagger has not seen yet (start-up, after a bulk import)."""
     untagged = Paper.objects.filter(tagged_at__isnull=True).order_by("id")
-    ids = list(untagged.values_list("id", flat=True))
-    done = 0
-    for start in range(0, len(ids), BATCH_SIZE):
-        done += _tag_batch(ids[start : start + BATCH_SIZE])
-        progress(f"tagged {done}/{len(ids)}")
-    return done
+    return _tag_in_batches(list(untagged.values_list("id", flat=True)), progress)
