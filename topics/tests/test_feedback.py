@@ -16,19 +16,11 @@ from topics.tests.learning_setup import (
     GNN_PAPER,
     OFFLINE_PAPER,
     PPO_PAPER,
-    isolate_tagger,
-    mini_taxonomy,
     paper,
     user,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def topics(settings, tmp_path):
-    isolate_tagger(settings, tmp_path)
-    return mini_taxonomy()
 
 
 def vote(person, target, slug, how, capture):

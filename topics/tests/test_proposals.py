@@ -28,8 +28,6 @@ from topics.tests.learning_setup import (
     GNN_PAPER,
     OFFLINE_PAPER,
     PPO_PAPER,
-    isolate_tagger,
-    mini_taxonomy,
     paper,
 )
 
@@ -101,12 +99,6 @@ NOISE_PAPERS = [
      "record accelerations that reveal its vibration modes."),
 ]  # fmt: skip
 AUTHORS = ["Ada Lovelace", "Grace Hopper", "Alan Turing", "Emmy Noether"]
-
-
-@pytest.fixture
-def topics(settings, tmp_path):
-    isolate_tagger(settings, tmp_path)
-    return mini_taxonomy()
 
 
 def corpus(*, widget_authors=AUTHORS) -> dict:

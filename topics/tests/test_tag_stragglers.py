@@ -17,18 +17,10 @@ from topics.tests.learning_setup import (
     GNN_PAPER,
     OFFLINE_PAPER,
     PPO_PAPER,
-    isolate_tagger,
-    mini_taxonomy,
     paper,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def topics(settings, tmp_path):
-    isolate_tagger(settings, tmp_path)
-    return mini_taxonomy()
 
 
 def stored_ago(target: Paper, age: timedelta) -> Paper:

@@ -25,8 +25,6 @@ from topics.tests.learning_setup import (
     GNN_PAPER,
     MINI,
     OFFLINE_PAPER,
-    isolate_tagger,
-    mini_taxonomy,
     paper,
 )
 
@@ -42,12 +40,6 @@ FL_PAPER = (
     "Federated learning trains a shared model across clients that keep their data local. We "
     "reduce communication with compressed client updates and handle non-IID client data.",
 )
-
-
-@pytest.fixture
-def topics(settings, tmp_path):
-    isolate_tagger(settings, tmp_path)
-    return mini_taxonomy()
 
 
 @pytest.fixture
