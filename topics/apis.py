@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
-from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from config.api import (
@@ -29,8 +29,9 @@ def reject_unknown_params(request, allowed) -> None:
         raise BadRequest(f"Unknown parameter: {', '.join(sorted(unknown))}.", code="unknown_filter")
 
 
-TOPIC_PAGE_SIZE = 100
-TOPIC_PAGE_MAX = 1000
+class TopicPagination(LimitOffsetPagination):
+    default_limit = 100
+    max_limit = 1000
 
 
 class TopicListApi(APIView):
@@ -44,7 +45,9 @@ class TopicListApi(APIView):
         q = serializers.CharField(required=False, max_length=200)
         area = serializers.SlugField(required=False, max_length=100)
         sort = serializers.ChoiceField(choices=["name", "size", "momentum"], required=False)
-        limit = serializers.IntegerField(required=False, min_value=1, max_value=TOPIC_PAGE_MAX)
+        limit = serializers.IntegerField(
+            required=False, min_value=1, max_value=TopicPagination.max_limit
+        )
         offset = serializers.IntegerField(required=False, min_value=0)
 
     @extend_schema(
@@ -66,19 +69,13 @@ class TopicListApi(APIView):
         topics = topic_list(
             query=data.get("q"), area=data.get("area"), sort=data.get("sort", "name")
         )
-        limit, offset = data.get("limit", TOPIC_PAGE_SIZE), data.get("offset", 0)
-        url = request.build_absolute_uri()
+        paginator = TopicPagination()
+        page = paginator.paginate_queryset(topics, request, view=self)
         body = {
-            "count": len(topics),
-            "results": TopicOutput(topics[offset : offset + limit], many=True).data,
-            "next": (
-                replace_query_param(url, "offset", offset + limit)
-                if offset + limit < len(topics)
-                else None
-            ),
-            "previous": (
-                replace_query_param(url, "offset", max(0, offset - limit)) if offset > 0 else None
-            ),
+            "count": paginator.count,
+            "results": TopicOutput(page, many=True).data,
+            "next": paginator.get_next_link(),
+            "previous": paginator.get_previous_link(),
         }
         return with_etag(request, body)
 

@@ -363,3 +363,32 @@ def test_topic_papers_walk_reaches_undated_papers_last(client, tree):
     walked = [arxiv_id for page in pages for arxiv_id in page]
     assert walked[:3] == [paper.arxiv_id for paper in dated]
     assert sorted(walked[3:]) == sorted(paper.arxiv_id for paper in undated)
+
+
+def test_list_pages_with_limit_and_offset_and_walks_every_topic_once(client, tree):
+    everything = get_json(client, "/api/v1/topics")
+    active = Topic.objects.filter(active=True).count()
+    assert everything["count"] == len(everything["results"]) == active
+    assert everything["next"] is None
+    assert everything["previous"] is None
+
+    seen, firsts, url = [], [], "/api/v1/topics?limit=3"
+    while url:
+        page = get_json(client, url)
+        assert page["count"] == everything["count"]
+        assert len(page["results"]) <= 3
+        firsts.append(page)
+        seen += slugs(page["results"])
+        url = page["next"]
+    assert seen == slugs(everything["results"])  # each once, in the same order
+    assert firsts[0]["previous"] is None
+    back = get_json(client, firsts[1]["previous"])
+    assert slugs(back["results"]) == slugs(firsts[0]["results"])
+
+
+@pytest.mark.parametrize(
+    ("query", "field"), [("limit=0", "limit"), ("limit=1001", "limit"), ("offset=-1", "offset")]
+)
+def test_list_refuses_a_page_size_or_offset_out_of_range(client, tree, query, field):
+    body = get_json(client, f"/api/v1/topics?{query}", status=400)
+    assert list(body["errors"]) == [field]
