@@ -37,7 +37,6 @@ import datetime as dt
 import json
 import math
 import os
-import platform
 import random
 import shutil
 import signal
@@ -49,6 +48,8 @@ import time
 from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from host import host_facts  # bench/host.py: the script's own folder is on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/paperscope_bench1m"
@@ -328,33 +329,6 @@ def memory_mb(master: int) -> dict:
         "rss_mb": round(total["rss"] / 1024),
         "pss_mb": round(total["pss"] / 1024),
         "worker_processes": total["workers"],
-    }
-
-
-def machine(database_url: str) -> dict:
-    cpu = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        ),
-        platform.processor(),
-    )
-    try:
-        pg = subprocess.run(
-            ["psql", database_url, "-Atc", "SHOW server_version"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        pg = "?"
-    return {
-        "cpus": os.cpu_count(),
-        "cpu": cpu,
-        "python": platform.python_version(),
-        "postgresql": pg,
-        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
 
@@ -825,7 +799,7 @@ def main() -> int:
     sat = saturation(steps)
     result = {
         "date": started.isoformat(timespec="seconds"),
-        "machine": machine(args.database_url),
+        "machine": host_facts(args.database_url),
         "database": meta,
         "server": {
             "command": " ".join(gunicorn_command(args, port)[2:]),

@@ -33,15 +33,15 @@ import datetime as dt
 import json
 import math
 import os
-import platform
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
+
+from host import host_facts  # bench/host.py: the script's own folder is on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 TAXONOMY_DIR = ROOT / "topics" / "taxonomy"
@@ -835,27 +835,11 @@ def print_table(rows: list[dict]) -> None:
 
 
 def machine() -> str:
-    load = os.getloadavg()
-    cpu = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        ),
-        platform.processor(),
-    )
-    try:
-        pg = subprocess.run(
-            ["psql", os.environ["DATABASE_URL"], "-Atc", "SHOW server_version"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        pg = "?"
+    facts = host_facts(os.environ["DATABASE_URL"])
+    load = facts["load_average"]
     return (
-        f"{os.cpu_count()} CPUs ({cpu}), load average {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f}, "
-        f"Python {platform.python_version()}, PostgreSQL {pg}"
+        f"{facts['cpus']} CPUs ({facts['cpu']}), load average {load[0]:.1f}/{load[1]:.1f}/"
+        f"{load[2]:.1f}, Python {facts['python']}, PostgreSQL {facts['postgresql']}"
     )
 
 
