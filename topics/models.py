@@ -115,7 +115,6 @@ class TopicMomentum(models.Model):
     topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="momentum")
     window_start = models.DateField(null=True)  # the recent window: window_start..window_end
     window_end = models.DateField()
-    previous_start = models.DateField(null=True)  # the previous one: up to the day before start
     recent_count = models.PositiveIntegerField(default=0)
     previous_count = models.PositiveIntegerField(default=0)
     total_recent = models.PositiveIntegerField(default=0)  # all papers in the recent window

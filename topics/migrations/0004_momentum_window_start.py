@@ -12,11 +12,6 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddField(
             model_name='topicmomentum',
-            name='previous_start',
-            field=models.DateField(null=True),
-        ),
-        migrations.AddField(
-            model_name='topicmomentum',
             name='window_start',
             field=models.DateField(null=True),
         ),

@@ -106,7 +106,6 @@ def _momentum_recompute(end: date) -> int:
                 topic_id=topic_id,
                 window_start=recent_start,
                 window_end=end,
-                previous_start=previous_start,
                 recent_count=recent.get(topic_id, 0),
                 previous_count=previous.get(topic_id, 0),
                 total_recent=total_recent,
