@@ -6,13 +6,13 @@ from datetime import UTC, datetime, time
 from urllib.parse import urlencode
 
 from django.contrib.syndication.views import Feed
-from django.db.models import F
 from django.http import Http404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import format_html, format_html_join
 
 from papers.models import Paper
+from papers.paging import newest_first
 from papers.views import BadPageRequest, bad_request_page, search_papers, search_query
 from topics.models import Topic
 
@@ -31,7 +31,7 @@ class PaperFeed(Feed):
     author_name = "Paperscope"
 
     def newest(self, papers) -> list[Paper]:
-        return list(papers.order_by(F("announced").desc(nulls_last=True), "-id")[:FEED_ITEMS])
+        return list(newest_first(papers)[:FEED_ITEMS])
 
     def item_title(self, paper: Paper) -> str:
         return " ".join(paper.title.split())

@@ -195,15 +195,13 @@ def topic_related(*, topic: Topic, limit: int = 8, sample: int = 400) -> list[To
 
     One query: the latest papers are one range of the index on (topic, announced, paper),
     whatever the topic's size, and their other tags an index-only scan by paper id."""
-    from django.db.models import Count, F
+    from django.db.models import Count
 
+    from papers.paging import newest_first
     from topics.models import PaperTopic
 
-    recent_papers = (
-        PaperTopic.objects.filter(topic=topic)
-        .order_by(F("announced").desc(nulls_last=True), "-paper_id")
-        .values("paper_id")[:sample]
-    )
+    recent_papers = newest_first(PaperTopic.objects.filter(topic=topic), id_field="paper_id")
+    recent_papers = recent_papers.values("paper_id")[:sample]
     excluded = {topic.id, *(a.id for a in getattr(topic, "ancestors", []))}
     rows = (
         PaperTopic.objects.filter(paper_id__in=recent_papers, topic__active=True)

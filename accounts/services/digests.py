@@ -13,7 +13,6 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
-from django.db.models import F
 from django.template.loader import render_to_string
 from django.urls import reverse
 
@@ -21,6 +20,7 @@ from accounts.models import Follow, Hidden, ListItem, PaperAlert
 from accounts.services.alerts import alert_text, alerts_for_user, doi_url
 from accounts.services.signed_links import absolute, save_link_url, unsubscribe_url
 from papers.models import Paper
+from papers.paging import newest_first
 from papers.selectors import tags_prefetch
 from topics.models import PaperTopic, Topic
 
@@ -159,9 +159,7 @@ def _add_papers(digest: Digest, topics: dict[int, Topic]) -> None:
     if not best:
         return
     papers = list(
-        Paper.objects.filter(id__in=list(best))
-        .prefetch_related(tags_prefetch())
-        .order_by(F("announced").desc(nulls_last=True), "-id")
+        newest_first(Paper.objects.filter(id__in=list(best))).prefetch_related(tags_prefetch())
     )
     saved = set(
         ListItem.objects.filter(

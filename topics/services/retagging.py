@@ -18,9 +18,10 @@ import logging
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import Q, QuerySet
 
 from papers.models import Paper
+from papers.paging import newest_first
 from topics.models import PaperTopic, Topic
 from topics.selectors import tagger_get
 
@@ -30,10 +31,6 @@ RETAG_LIMIT = 5_000
 BROAD_EDIT = 50
 SIMILARITY_SCAN = 2_000
 KEYWORD_SCAN = 4 * RETAG_LIMIT  # rows pre-filtered by the database, then checked by the matcher
-
-
-def _newest(papers: QuerySet) -> QuerySet:
-    return papers.order_by(F("announced").desc(nulls_last=True), "-id")
 
 
 def _phrase_variants(phrase: str) -> set[str]:
@@ -61,7 +58,7 @@ def _keyword_matches(base: QuerySet, topic: Topic, limit: int) -> list[int]:
     spec = _spec(topic)
     matcher = KeywordMatcher([spec])
     out = []
-    rows = _newest(base.filter(query)).values_list("id", "title", "abstract")[:KEYWORD_SCAN]
+    rows = newest_first(base.filter(query)).values_list("id", "title", "abstract")[:KEYWORD_SCAN]
     for paper_id, title, abstract in rows.iterator(chunk_size=500):
         if matcher.match(clean(title, MAX_TITLE_CHARS), clean(abstract, MAX_ABSTRACT_CHARS)):
             out.append(paper_id)
@@ -90,7 +87,7 @@ def _similar(base: QuerySet, slugs: set[str], exclude: set[int]) -> list[int]:
     if candidate_slugs is None:  # an engine without it: keyword and tag routes only
         return []
     fields = ("id", "arxiv_id", "title", "abstract", "categories", "authors")
-    papers = [p for p in _newest(base).only(*fields)[:SIMILARITY_SCAN] if p.id not in exclude]
+    papers = [p for p in newest_first(base).only(*fields)[:SIMILARITY_SCAN] if p.id not in exclude]
     if not papers:
         return []
     found = candidate_slugs([paper_input_from(p) for p in papers])
@@ -112,7 +109,7 @@ def topics_retag_candidates(
     if not base.exists():
         return []
     if len(topics) > BROAD_EDIT:
-        return list(_newest(base).values_list("id", flat=True)[:limit])
+        return list(newest_first(base).values_list("id", flat=True)[:limit])
 
     chosen: dict[int, None] = {}  # insertion-ordered set
 
@@ -126,7 +123,7 @@ def topics_retag_candidates(
     tagged = base.filter(
         id__in=PaperTopic.objects.filter(topic_id__in=[t.id for t in topics]).values("paper_id")
     )
-    if take(_newest(tagged).values_list("id", flat=True)[:limit]):
+    if take(newest_first(tagged).values_list("id", flat=True)[:limit]):
         return list(chosen)
     for topic in topics:
         if topic.active and take(_keyword_matches(base, topic, limit)):

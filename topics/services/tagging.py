@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from papers.models import Paper
+from papers.paging import newest_first
 from topics.models import PaperTopic, Topic
 from topics.selectors import feedback_verdicts, tagger_get
 from topics.tagger.engine import PaperInput
@@ -182,8 +182,8 @@ def papers_tag_stragglers(
 def papers_retag_all(*, progress=lambda _: None) -> int:
     """Tag every stored paper again, newest first (an upgrade shipped a new scorer or taxonomy:
     what readers see first is current first). Curated and people's tags are kept, as always."""
-    newest = Paper.objects.order_by(F("announced").desc(nulls_last=True), "-id")
-    return _tag_in_batches(list(newest.values_list("id", flat=True)), progress)
+    newest = newest_first(Paper.objects.all()).values_list("id", flat=True)
+    return _tag_in_batches(list(newest), progress)
 
 
 def papers_tag_untagged(*, progress=lambda _: None) -> int:
