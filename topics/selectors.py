@@ -165,7 +165,6 @@ def topic_get(*, slug: str) -> Topic | None:
         node = node.parent
     topic.ancestors = list(reversed(ancestors))
     topic.active_children = list(topic.children.filter(active=True).order_by("position"))
-    topic.followers_count = topic.followers.count()
     topic.weekly = topic_weekly_series(topic=topic)
     topic.related = topic_related(topic=topic)
     return topic

@@ -45,7 +45,7 @@ class WeekOutput(serializers.Serializer):
 
 class TopicDetailOutput(TopicOutput):
     description = serializers.CharField()
-    followers = serializers.IntegerField(source="followers_count", help_text="people following it")
+    followers = serializers.SerializerMethodField(help_text="people following it")
     aliases = serializers.ListField(child=serializers.CharField())
     keywords = serializers.ListField(child=serializers.CharField())
     categories = serializers.ListField(child=serializers.CharField())
@@ -53,3 +53,7 @@ class TopicDetailOutput(TopicOutput):
     children = TopicRefOutput(many=True, source="active_children")
     related = TopicRefOutput(many=True)
     weekly = WeekOutput(many=True)
+
+    def get_followers(self, topic) -> int:
+        # Counted here, for the API, rather than in topic_get: the topic page does not show it.
+        return topic.followers.count()
