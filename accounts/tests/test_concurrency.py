@@ -3,6 +3,7 @@ thread on its own database connection: none is lost, none is duplicated, version
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -36,6 +37,15 @@ class ThreadDatabase:
             path = str(tmp_path / "threads.sqlite3")
             with connection.cursor() as cursor:
                 cursor.execute("VACUUM INTO %s", [path])
+            # The copy is in rollback-journal mode. Switching a file to WAL takes a lock that
+            # SQLite does not wait for, so ten threads whose first connection each ran the
+            # settings' `journal_mode=WAL` at once could fail with "database is locked" (a CI
+            # flake); switch it once here, as `make run`'s migrate does before anything else runs.
+            copy = sqlite3.connect(path)
+            try:
+                copy.execute("PRAGMA journal_mode=WAL")
+            finally:
+                copy.close()
             self.settings = {**connection.settings_dict, "NAME": path}
 
     def attach(self) -> None:
