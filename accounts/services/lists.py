@@ -398,6 +398,26 @@ def list_item_update(
     return item
 
 
+MOVES = ("up", "down", "top")
+
+
+def list_item_move(*, user, list_id: int, arxiv_id: str, move: str) -> ListItem:
+    """Move an item one place up or down, or to the top of its list (the list page's buttons)."""
+    if move not in MOVES:
+        raise InvalidInput(f"move must be one of {', '.join(MOVES)}.", code="invalid_move")
+    canonical = canonical_id(arxiv_id)
+    reading_list = _own_list(user=user, list_id=list_id)
+    item = _own_item(reading_list=reading_list, arxiv_id=canonical)
+    order = list(
+        ListItem.objects.filter(reading_list=reading_list)
+        .order_by("position", "id")
+        .values_list("pk", flat=True)
+    )
+    index = order.index(item.pk)
+    to = {"up": max(0, index - 1), "down": index + 1, "top": 0}[move]
+    return list_item_update(user=user, list_id=list_id, arxiv_id=canonical, position=to)
+
+
 def _reorder_items(*, write: LibraryWrite, reading_list: ReadingList, moving, to: int) -> None:
     """Put `moving` at index `to` and number the list 0..n-1; only moved items get a version."""
     items = [

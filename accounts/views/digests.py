@@ -22,7 +22,6 @@ from accounts.services import lists as list_services
 from accounts.services import private_feeds as feed_services
 from accounts.services.delivery import digest_preview
 from accounts.services.digest_settings import (
-    digest_settings_get,
     digest_settings_update,
     digest_unsubscribe,
 )
@@ -32,39 +31,14 @@ from accounts.services.signed_links import (
     save_link_read,
     unsubscribe_read,
 )
+from accounts.views.context import account_context
+from accounts.views.responses import done, failed
 from papers.models import Paper
-
-
-def account_digest_context(request: HttpRequest, form: DigestSettingsForm | None = None) -> dict:
-    """What the account page shows about digests and private feeds."""
-    user = request.user
-    prefs = digest_settings_get(user=user)
-    follows = selectors.follows_for_user(user=user)
-    if form is None:
-        form = DigestSettingsForm(
-            initial={
-                "frequency": prefs.frequency,
-                "weekday": prefs.weekday,
-                "muted": [f.topic.slug for f in follows if f.digest_muted],
-            },
-            follows=follows,
-        )
-    feeds = feed_services.private_feeds_ensure(user=user)
-    for feed in feeds:
-        feed.url = request.build_absolute_uri(feed_services.private_feed_path(feed))
-    return {
-        "digest_settings": prefs,
-        "digest_form": form,
-        "digest_preview": digest_preview(user=user),
-        "private_feeds": feeds,
-    }
 
 
 @login_required
 @require_POST
 def digest_settings(request: HttpRequest) -> HttpResponse:
-    from accounts.views import _account_context, _done
-
     follows = selectors.follows_for_user(user=request.user)
     form = DigestSettingsForm(request.POST, follows=follows)
     if form.is_valid():
@@ -84,8 +58,8 @@ def digest_settings(request: HttpRequest) -> HttpResponse:
                 "off": "",
             }[prefs.frequency]
             message = f"Digest settings saved: {when}." if when else "Digests are off."
-            return _done(request, message, reverse("accounts-account") + "#digest")
-    context = _account_context(request, digest_form=form)
+            return done(request, message, reverse("accounts-account") + "#digest")
+    context = account_context(request, digest_form=form)
     return render(request, "accounts/account.html", context, status=400)
 
 
@@ -184,19 +158,17 @@ def digest_unsubscribe_page(request: HttpRequest, token: str) -> HttpResponse:
 @login_required
 @require_POST
 def private_feed_action(request: HttpRequest, feed_id: int) -> HttpResponse:
-    from accounts.views import _done, _failed
-
     back = reverse("accounts-account") + "#private-feeds"
     action = request.POST.get("action", "")
     try:
         if action == "regenerate":
             feed_services.private_feed_regenerate(user=request.user, feed_id=feed_id)
-            return _done(request, "New feed address made; the old one no longer works.", back)
+            return done(request, "New feed address made; the old one no longer works.", back)
         if action == "revoke":
             feed_services.private_feed_revoke(user=request.user, feed_id=feed_id)
-            return _done(request, "Feed turned off; its address no longer works.", back)
+            return done(request, "Feed turned off; its address no longer works.", back)
     except NotFoundError:
         raise Http404("No such feed.") from None
     except AccountsError as error:
-        return _failed(request, error, back)
-    return _done(request, "Unknown action.", back, level=messages.ERROR)
+        return failed(request, error, back)
+    return done(request, "Unknown action.", back, level=messages.ERROR)

@@ -1,0 +1,170 @@
+"""Draw a new training batch from the recorded RSS corpus and write its judging pools.
+
+Sampling (issue 13): every topic users already know (a names file such as TOPICS.md) gets up
+to ``--per-topic`` candidate papers, then every other topic up to ``--per-other``, then papers
+in crc32 order of their id fill the batch to ``--count``. A paper is a candidate of a topic
+when the topic's name or an alias occurs in its title or abstract, or when the shipped tagger
+ranks it among the paper's ``--top-k`` candidates; the judge decides, the sampler only looks.
+Eligible: cs.LG ``new`` and ``cross`` announcements before the gold window (2025-05-19), in
+neither labelled set.
+
+Each pool line carries the paper and the top candidates of the shipped tagger and its fallback
+(no scores), so a judge sees a shortlist and still chooses from the whole taxonomy.
+
+    .venv/bin/python -m topics.tagger.tools.sample_for_labelling \
+        --corpus ../shared/data/arxiv/rss/cs.LG_daily_2025H1_gz --names ../shared/TOPICS.md \
+        --count 3000 --parts 6 --out /tmp/batch
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import zlib
+from collections import defaultdict
+from datetime import date, timedelta
+from pathlib import Path
+
+from topics.evaluation import load_set
+from topics.tagger import Tagger, load_taxonomy_files
+from topics.tagger.tools.rss_corpus import read_corpus
+
+TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"
+GOLD_START = date(2025, 5, 19)
+
+
+def known_names(path: Path) -> set[str]:
+    """Topic names of a TOPICS.md-style file: the comma-separated lines after the prose."""
+    names: set[str] = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.count(",") >= 3 and not line.startswith("#"):
+            names |= {n.strip().rstrip(",") for n in line.split(",") if n.strip()}
+    return names
+
+
+def phrase_pattern(spec) -> re.Pattern | None:
+    phrases = [p for p in (spec.name, *spec.aliases) if len(p) >= 4]
+    if not phrases:
+        return None
+    alt = "|".join(re.escape(p.lower()) for p in phrases)
+    return re.compile(rf"\b(?:{alt})s?\b")
+
+
+def crc(paper_id: str) -> int:
+    return zlib.crc32(paper_id.encode())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, required=True)
+    parser.add_argument("--names", type=Path, help="file of topic names users know (TOPICS.md)")
+    parser.add_argument("--count", type=int, default=3000)
+    parser.add_argument("--per-topic", type=int, default=30)
+    parser.add_argument("--per-other", type=int, default=5)
+    parser.add_argument("--top-k", type=int, default=5)
+    parser.add_argument("--pool", type=int, default=20, help="candidates shown per scorer")
+    parser.add_argument("--parts", type=int, default=6)
+    parser.add_argument("--exclude", type=Path, action="append", default=[],
+                        help="JSONL files whose ids are already taken (earlier batches)")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+
+    taxonomy = load_taxonomy_files(TAXONOMY_DIR)
+    specs = {t.slug: t for t in taxonomy.topics}
+    by_name = {t.name: t.slug for t in taxonomy.topics}
+    taken = {p["id"] for name in ("train", "gold") for p in load_set(name).papers}
+    for path in args.exclude:
+        with path.open(encoding="utf-8") as fh:
+            taken |= {json.loads(line)["id"] for line in fh if line.strip()}
+    papers = [
+        p
+        for p in read_corpus(args.corpus, end=GOLD_START, announce_types=("new", "cross"))
+        if p.id not in taken and p.file_date <= GOLD_START and p.abstract
+    ]
+    print(f"{len(papers)} eligible papers")
+    inputs = [
+        {"id": p.id, "title": p.title, "abstract": p.abstract, "categories": list(p.categories)}
+        for p in papers
+    ]
+    tagger, fallback = Tagger(taxonomy.topics), Tagger(taxonomy.topics, neighbours=[])
+
+    def ranked(t: Tagger) -> list[list[str]]:
+        scores = t.coherent_scores(inputs)
+        out = []
+        for row in scores:
+            order = [j for j in (-row).argsort()[:80] if row[j] > 0]
+            out.append([t.index.slugs[j] for j in order if not specs[t.index.slugs[j]].is_area])
+        return out
+
+    main_ranked, fallback_ranked = ranked(tagger), ranked(fallback)
+
+    candidates: dict[str, list[int]] = defaultdict(list)
+    patterns = {slug: phrase_pattern(spec) for slug, spec in specs.items() if not spec.is_area}
+    for i, paper in enumerate(papers):
+        text = f"{paper.title} {paper.abstract}".lower()
+        hits = {s for s in main_ranked[i][: args.top_k]} | {s for s in fallback_ranked[i][:2]}
+        hits |= {s for s, pat in patterns.items() if pat is not None and pat.search(text)}
+        for slug in hits:
+            candidates[slug].append(i)
+
+    names = known_names(args.names) if args.names else set()
+    known = {by_name[n] for n in names if n in by_name}
+    missing = sorted(n for n in names if n not in by_name and len(n) < 60)
+    if missing:
+        print(f"names not in the taxonomy (ignored): {missing}")
+    chosen: dict[int, str] = {}  # paper index -> why it was drawn
+
+    def draw(slug: str, quota: int, why: str) -> None:
+        have = sum(1 for i in candidates[slug] if i in chosen)
+        for i in sorted(candidates[slug], key=lambda i: crc(papers[i].id)):
+            if have >= quota or len(chosen) >= args.count:
+                return
+            if i not in chosen:
+                chosen[i] = why
+                have += 1
+
+    for slug in sorted(known):
+        draw(slug, args.per_topic, f"known:{slug}")
+    for slug in sorted(set(patterns) - known):
+        draw(slug, args.per_other, f"topic:{slug}")
+    for i in sorted(range(len(papers)), key=lambda i: crc(papers[i].id)):
+        if len(chosen) >= args.count:
+            break
+        chosen.setdefault(i, "crc32")
+
+    pools = []
+    for i in sorted(chosen, key=lambda i: crc(papers[i].id)):
+        p = papers[i]
+        shown: list[str] = []
+        for slug in main_ranked[i][: args.pool] + fallback_ranked[i][: args.pool]:
+            if slug not in shown:
+                shown.append(slug)
+        pools.append(
+            {
+                "id": p.id,
+                "title": p.title,
+                "abstract": p.abstract,
+                "categories": list(p.categories),
+                "authors": list(p.authors),
+                "announced": (p.file_date - timedelta(days=1)).isoformat(),
+                "drawn_for": chosen[i],
+                "candidates": [f"{s} ({specs[s].name})" for s in shown],
+            }
+        )
+    args.out.mkdir(parents=True, exist_ok=True)
+    size = -(-len(pools) // args.parts)
+    for n in range(args.parts):
+        with open(args.out / f"pool_{n + 1}.jsonl", "w", encoding="utf-8") as fh:
+            for item in pools[n * size : (n + 1) * size]:
+                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+    reasons = defaultdict(int)
+    for why in chosen.values():
+        reasons[why.split(":")[0]] += 1
+    print(f"{len(pools)} papers drawn: {dict(reasons)}")
+    short = [s for s in sorted(known) if len(candidates[s]) < args.per_topic]
+    print(f"known topics with fewer than {args.per_topic} candidates: {short}")
+
+
+if __name__ == "__main__":
+    main()
