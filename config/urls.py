@@ -1,14 +1,15 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+from drf_spectacular.views import SpectacularAPIView
 
+from config.api_docs import api_docs
 from config.health import healthz
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/docs/", api_docs, name="api-docs"),
     path("api/v1/", include("papers.urls_api")),
     path("api/v1/", include("topics.urls_api")),
     path("api/v1/", include("accounts.urls_api")),

@@ -54,3 +54,27 @@ def watch(page):
 
     page.on("console", on_console)
     return page
+
+
+def watch_strictly(page, base_url: str):
+    """watch(), plus every console error (page.console_errors) and every request of our own
+    origin that failed or answered 4xx/5xx (page.failed_requests): a journey must have none."""
+    watch(page)
+    page.console_errors = []
+    page.failed_requests = []
+
+    def on_console(message):
+        if message.type == "error":
+            page.console_errors.append(message.text)
+
+    def on_response(response):
+        if response.url.startswith(base_url) and response.status >= 400:
+            page.failed_requests.append(f"{response.status} {response.url}")
+
+    def on_failed(request):
+        page.failed_requests.append(f"failed {request.url}: {request.failure}")
+
+    page.on("console", on_console)
+    page.on("response", on_response)
+    page.on("requestfailed", on_failed)
+    return page

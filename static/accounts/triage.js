@@ -36,8 +36,14 @@
     );
   }
 
+  // form.action / form.method would return a control named "action" or "method" (the Follow
+  // form has <input name="action">) instead of the attribute: read the attributes themselves.
+  function formUrl(form) {
+    return form.getAttribute("action") || window.location.href;
+  }
+
   function post(form) {
-    return fetch(form.action, {
+    return fetch(formUrl(form), {
       method: "POST",
       body: new FormData(form),
       credentials: "same-origin",

@@ -1,0 +1,82 @@
+"""Two things that were broken with scripts on (issue #15): Follow in place, and the API docs
+page under the Content-Security-Policy with no network beyond our own origin."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from accounts.models import Follow
+from accounts.tests.factories import PASSWORD, area_create, paper_create, topic_create, user_create
+from tests.chromium import launch, watch_strictly
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="module")
+def chromium(playwright_instance):
+    browser = launch(playwright_instance)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def page(chromium, live_server):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = watch_strictly(context.new_page(), live_server.url)
+    page.base = live_server.url
+    yield page
+    context.close()
+    assert page.csp_violations == []
+    assert page.errors == []
+    assert page.console_errors == []
+    assert page.failed_requests == []
+
+
+def _sign_in(page, username):
+    page.goto(f"{page.base}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("form.account-form button[type=submit]")
+    page.wait_for_load_state()
+
+
+def test_follow_flips_in_place_and_the_feed_fills(page):
+    topic = topic_create("offline-rl", name="Offline RL", parent=area_create("rl", "RL", "RL"))
+    paper_create("2503.00001", title="Conservative offline policies", topics=[topic])
+    user = user_create("reader")
+    _sign_in(page, "reader")
+    page.goto(f"{page.base}/topics/offline-rl/")
+    button = page.locator("[data-follow-form] button")
+    assert button.inner_text() == "Follow"
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        button.click()
+    assert answer.value.status == 200, answer.value.url  # not /[object HTMLInputElement]
+    page.wait_for_function(
+        "document.querySelector('[data-follow-form] button').textContent === 'Following'"
+    )
+    assert page.url == f"{page.base}/topics/offline-rl/"  # in place, no navigation
+    assert Follow.objects.filter(user=user, topic=topic).exists()
+    page.goto(f"{page.base}/feed/")
+    assert "Conservative offline policies" in page.inner_text("main")
+    # And back: the same button unfollows.
+    page.goto(f"{page.base}/topics/offline-rl/")
+    page.locator("[data-follow-form] button").click()
+    page.wait_for_function(
+        "document.querySelector('[data-follow-form] button').textContent === 'Follow'"
+    )
+    assert not Follow.objects.filter(user=user, topic=topic).exists()
+
+
+def test_the_api_docs_render_the_schema_from_our_own_files(page):
+    outside = []
+    page.on(
+        "request",
+        lambda r: None if r.url.startswith(("data:", page.base)) else outside.append(r.url),
+    )
+    page.goto(f"{page.base}/api/docs/")
+    page.get_by_text("/api/v1/papers/lookup", exact=True).wait_for()
+    assert "Paperscope API" in page.inner_text("body")
+    assert outside == []
