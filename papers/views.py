@@ -19,13 +19,12 @@ from django.views.decorators.http import require_safe
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id
 from papers.models import Paper
 from papers.paging import InvalidCursor, newest_first_slice
+from papers.rows import decorate_rows
 from papers.search import search_terms
 from papers.selectors import paper_get, paper_list
 from topics.models import Topic
 
 PAGE_SIZE = 25
-TAGS_SHOWN = 4
-AUTHORS_SHOWN = 3
 # Same bound as the API's `q`: longer text is not a search someone typed.
 SEARCH_MAX_LENGTH = 500
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -83,31 +82,6 @@ def newest_first_page(
         raise broken_cursor() from None
     decorate_rows(rows)
     return PaperPage(papers=rows, next_cursor=next_cursor, is_first=not cursor)
-
-
-def decorate_rows(papers: list[Paper]) -> list[Paper]:
-    """What a paper row shows: the first few tags and authors and how many more there are."""
-    for paper in papers:
-        # Fine-grained topics first: an area tag ("Computer Vision") says least, so it goes last.
-        tags = sorted(paper.tags.all(), key=lambda tag: tag.topic.parent_id is None)
-        paper.shown_tags = tags[:TAGS_SHOWN]
-        paper.more_tags = len(tags) - len(paper.shown_tags)
-        authors = [a for a in (paper.authors or []) if isinstance(a, str)]
-        paper.shown_authors = authors[:AUTHORS_SHOWN]
-        paper.more_authors = len(authors) - len(paper.shown_authors)
-        paper.shown_affiliations = _affiliations(paper)[:2]
-    return papers
-
-
-def _affiliations(paper: Paper) -> list[str]:
-    """Distinct affiliations in author order, whether stored as strings or lists of strings."""
-    seen: dict[str, None] = {}
-    for entry in paper.affiliations or []:
-        values = entry if isinstance(entry, list) else [entry]
-        for value in values:
-            if isinstance(value, str) and value.strip():
-                seen.setdefault(value.strip(), None)
-    return list(seen)
 
 
 # --- Why a tag was given --------------------------------------------------------------------------

@@ -67,24 +67,70 @@
     return form.querySelector("button[type=submit], button:not([type])");
   }
 
+  function paperId(form) {
+    var input = form.querySelector("input[name=arxiv_id]");
+    return input ? input.value : "";
+  }
+
+  // A paper's Save controls: the row's light one and the detail pane's (and its copy in the pane).
+  function saveButtons(form) {
+    var id = paperId(form);
+    var forms = Array.prototype.filter.call(
+      document.querySelectorAll("[data-save-form]"),
+      function (other) {
+        return other === form || (id && paperId(other) === id);
+      }
+    );
+    return forms.map(submitButton).filter(Boolean);
+  }
+
   function save(form) {
-    var button = submitButton(form);
     post(form).then(
       function (body) {
-        if (button) {
+        saveButtons(form).forEach(function (button) {
           button.textContent = "Saved ✓";
           button.setAttribute("data-saved", "true");
-        }
+        });
         say(body.message);
       },
       function (error) {
         say(error.message);
+        toast(error.message);
       }
     );
   }
 
+  /* A visible note for what must not pass unseen (S without an account, a failed save). */
+  function toast(text, link) {
+    var box = document.querySelector("[data-toast]");
+    if (!box) {
+      box = document.createElement("div");
+      box.className = "toast";
+      box.setAttribute("role", "alert");
+      box.setAttribute("data-toast", "");
+      document.body.appendChild(box);
+    }
+    box.replaceChildren(document.createTextNode(text));
+    if (link) {
+      box.appendChild(document.createTextNode(" "));
+      var anchor = document.createElement("a");
+      anchor.href = link.href;
+      anchor.textContent = link.text;
+      box.appendChild(anchor);
+    }
+    box.hidden = false;
+    window.clearTimeout(box.timer);
+    box.timer = window.setTimeout(function () {
+      box.hidden = true;
+    }, 6000);
+  }
+
   function rowParts(form) {
-    var row = form.closest("[data-keynav-item]");
+    // The form may sit in the reading view's pane, outside the row: find the row by paper id.
+    var id = paperId(form);
+    var row =
+      form.closest("[data-keynav-item]") ||
+      (id ? document.querySelector('[data-keynav-item][data-arxiv-id="' + CSS.escape(id) + '"]') : null);
     return {
       article: row ? row.querySelector("article") : null,
       undo: row ? row.querySelector("[data-unhide-form]") : null,
@@ -194,6 +240,15 @@
     }
     var article = row.querySelector("article");
     var form = row.querySelector(key === "s" ? "[data-save-form]" : "[data-hide-form]");
+    var signIn = row.querySelector("[data-sign-in-to-save]");
+    if (!form && signIn) {
+      event.preventDefault();
+      toast(key === "s" ? "Sign in to save papers to your lists." : "Sign in to hide papers.", {
+        href: signIn.getAttribute("href"),
+        text: "Sign in",
+      });
+      return;
+    }
     if (!form || (article && article.hidden)) {
       return;
     }

@@ -99,6 +99,56 @@
     });
   }
 
+  /* --- Reading view: the selected paper in the pane beside the list ----------------------- */
+  // The pane shows a copy of the row's server-rendered detail block (no HTML is built from
+  // data here); on narrow screens CSS turns the pane into a bottom sheet.
+
+  var reader = null;
+
+  function setupReader() {
+    var root = document.querySelector("[data-reader]");
+    var pane = root ? root.querySelector("[data-reader-pane]") : null;
+    var body = pane ? pane.querySelector("[data-reader-body]") : null;
+    if (!root || !pane || !body) {
+      return;
+    }
+    root.classList.add("has-pane");
+    pane.hidden = false;
+    reader = { root: root, pane: pane, body: body };
+    var close = pane.querySelector("[data-reader-close]");
+    if (close) {
+      close.addEventListener("click", closeSheet);
+    }
+  }
+
+  function showInPane(item, remember) {
+    if (!reader || !item) {
+      return;
+    }
+    var detail = item.querySelector("[data-row-detail]");
+    if (!detail) {
+      return;
+    }
+    reader.body.replaceChildren(detail.cloneNode(true));
+    reader.pane.setAttribute("data-arxiv-id", item.getAttribute("data-arxiv-id") || "");
+    if (remember) {
+      reader.root.classList.add("is-open");
+      // Keep the selection in the address, so Back from the paper page returns to it.
+      var id = item.getAttribute("data-arxiv-id");
+      if (id && window.history && window.history.replaceState) {
+        var url = new URL(window.location.href);
+        url.searchParams.set("p", id);
+        window.history.replaceState(window.history.state, "", url.toString());
+      }
+    }
+  }
+
+  function closeSheet() {
+    if (reader) {
+      reader.root.classList.remove("is-open");
+    }
+  }
+
   /* --- Keyboard navigation ------------------------------------------------------------------ */
 
   function setupKeyboard() {
@@ -119,6 +169,7 @@
       var item = items[current];
       item.classList.add(SELECTED);
       item.setAttribute("aria-current", "true");
+      showInPane(item, true);
       if (moveFocus) {
         var link = item.querySelector("[data-keynav-link]");
         if (link) {
@@ -142,8 +193,26 @@
         var index = items.indexOf(item);
         if (index >= 0 && index !== current) {
           select(index, false);
+        } else if (index >= 0 && reader) {
+          reader.root.classList.add("is-open"); // a second tap reopens a closed sheet
         }
       });
+    }
+
+    // ?p=<arxiv_id> (set as the selection moves): come back to the same paper; otherwise the pane
+    // previews the first paper without selecting it (J then selects that one).
+    var wanted = new URLSearchParams(window.location.search).get("p");
+    var start = wanted
+      ? items.findIndex(function (item) {
+          return item.getAttribute("data-arxiv-id") === wanted;
+        })
+      : -1;
+    if (start >= 0) {
+      select(start, false);
+      items[start].scrollIntoView({ block: "center" });
+      closeSheet(); // coming back should not cover the list on a phone
+    } else if (items.length) {
+      showInPane(items[0], false);
     }
 
     document.addEventListener("keydown", function (event) {
@@ -158,6 +227,12 @@
         return; // the dialog handles Esc and its own button
       }
       switch (event.key) {
+        case "Escape":
+          if (!reader || !reader.root.classList.contains("is-open")) {
+            return;
+          }
+          closeSheet();
+          break;
         case "j":
         case "J":
           if (!items.length) {
@@ -216,6 +291,7 @@
     document.documentElement.classList.add("js");
     setupAbstracts();
     setupHelpButtons();
+    setupReader();
     setupKeyboard();
   }
 

@@ -242,28 +242,60 @@ def test_enter_opens_the_selection_when_focus_is_elsewhere(open_page, live_serve
 
     data = topic_page_with_realistic_papers()
     page = open_page("/topics/policy-gradient/")
-    page.locator("[data-keynav-item] .paper-meta").nth(3).click()  # not a link: selects the row
+    page.locator("[data-keynav-item] > article > .paper-meta").nth(
+        3
+    ).click()  # not a link: selects the row
     assert selected_index(page) == 3
     page.keyboard.press("Enter")
     expect(page).to_have_url(f"{live_server.url}/papers/{data['papers'][3].arxiv_id}/")
 
 
-def test_abstracts_collapse_and_expand(open_page):
+def test_the_reading_view_shows_the_selection_beside_the_list(open_page, live_server):
+    from playwright.sync_api import expect
+
+    data = topic_page_with_realistic_papers()
+    page = open_page("/topics/policy-gradient/", width=1440, height=900)
+    pane = page.locator("[data-reader-pane]")
+    expect(pane).to_be_visible()
+    expect(pane).to_contain_text(PAPERS[0][0])  # a preview of the first paper before any key
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    paper = data["papers"][1]
+    expect(pane).to_contain_text(PAPERS[1][0])
+    expect(pane).to_contain_text("the method matches or improves")  # the abstract
+    expect(pane.get_by_role("link", name="PDF")).to_have_attribute(
+        "href", f"https://arxiv.org/pdf/{paper.arxiv_id}v1"
+    )
+    expect(pane.get_by_role("link", name="arXiv", exact=True)).to_have_attribute(
+        "href", f"https://arxiv.org/abs/{paper.arxiv_id}"
+    )
+    expect(pane.get_by_role("link", name="Open paper")).to_be_visible()
+    expect(pane.get_by_role("link", name="Ask")).to_be_visible()
+    assert page.url.endswith(f"?p={paper.arxiv_id}")  # the address keeps the selection
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(f"{live_server.url}/papers/{paper.arxiv_id}/")
+    page.go_back()
+    expect(page.locator("[data-keynav-item]").nth(1)).to_have_class(re.compile(r"is-selected"))
+    expect(pane).to_contain_text(PAPERS[1][0])
+    assert page.errors == []
+
+
+def test_on_a_phone_the_pane_is_a_sheet(open_page):
     from playwright.sync_api import expect
 
     topic_page_with_realistic_papers()
     page = open_page("/topics/policy-gradient/", width=390, height=844)
-    first = page.locator("[data-keynav-item]").first
-    toggle = first.locator(".abstract-toggle")
-    expect(toggle).to_have_attribute("aria-expanded", "false")
-    collapsed = first.locator(".abstract p").bounding_box()["height"]
-    toggle.click()
-    expect(toggle).to_have_attribute("aria-expanded", "true")
-    expect(toggle).to_have_text("Show less")
-    assert first.locator(".abstract p").bounding_box()["height"] > collapsed * 2
-    assert selected_index(page) == 0  # clicking inside a row selects it
-    page.keyboard.press("a")  # A toggles the selected paper's abstract
-    expect(toggle).to_have_attribute("aria-expanded", "false")
+    pane = page.locator("[data-reader-pane]")
+    expect(pane).to_be_hidden()
+    page.locator("[data-keynav-item] > article > .paper-meta").nth(2).click()
+    expect(pane).to_be_visible()
+    expect(pane).to_contain_text(PAPERS[2][0])
+    box = pane.bounding_box()
+    assert box["y"] + box["height"] <= 844 + 1
+    assert box["y"] > 200
+    page.get_by_role("button", name="Close the selected paper").click()
+    expect(pane).to_be_hidden()
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
     assert page.errors == []
 
 

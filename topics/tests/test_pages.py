@@ -95,16 +95,21 @@ class TestTopicPage:
         assert f'href="/papers/{newest.arxiv_id}/"' in html
         assert '<time datetime="2025-03-03">3 Mar 2025</time>' in html
         assert '<span class="category" title="Primary arXiv category">cs.LG</span>' in html
-        # Three authors, then "+2"; four tags, then "+3" for the rest.
-        assert "Ada Lovelace, Alan Turing, Grace Hopper" in html
-        assert "Edsger Dijkstra" not in html
-        assert ">+2</span>" in html
-        assert ">+3</a>" in html
-        assert 'class="tag tag-current" href="/topics/policy-gradient/"' in html
+        # The compact row: three authors, then "+2"; four tags, then "+3" for the rest.
+        row = html.split('<details class="row-more">')[0]
+        assert "Ada Lovelace, Alan Turing, Grace Hopper" in row
+        assert "Edsger Dijkstra" not in row
+        assert ">+2</span>" in row
+        assert ">+3</a>" in row
+        assert 'class="tag tag-current" href="/topics/policy-gradient/"' in row
         assert 'href="/topics/offline-rl/"' in html
-        # Abstracts are in the page (collapsed by script, readable without it).
-        assert "data-collapsible" in html
-        assert "learned value baseline" in html
+        # The detail (the reading view's pane; folded under the row without scripts): every
+        # author, the abstract, the links.
+        detail = html.split('<details class="row-more">')[1].split("</details>")[0]
+        assert "Edsger Dijkstra" in detail
+        assert "learned value baseline" in detail
+        assert f'href="https://arxiv.org/pdf/{newest.arxiv_id}v1"' in detail
+        assert "Sign in to save" in detail
 
     def test_it_has_keyboard_help_and_feed_link(self, client, scenario):
         html = client.get("/topics/policy-gradient/").content.decode()
