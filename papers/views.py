@@ -19,6 +19,7 @@ from django.views.decorators.http import require_safe
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id
 from papers.models import Paper
 from papers.paging import InvalidCursor, newest_first_slice
+from papers.reasons import reason_line
 from papers.rows import decorate_rows
 from papers.search import search_terms
 from papers.selectors import paper_get, paper_list
@@ -276,6 +277,7 @@ def paper_detail(request: HttpRequest, raw_id: str) -> HttpResponse:
     names = dict(Topic.objects.filter(slug__in=slugs).values_list("slug", "name")) if slugs else {}
     for tag in tags:
         tag.why = evidence_items(tag.evidence, topic_names=names)
+        tag.reason = reason_line(tag.evidence, topic_names=names)
         tag.percent = round(max(0.0, min(1.0, tag.score)) * 100)
     doi = (paper.doi or "").strip()
     license_url = paper.license if paper.license.startswith(("http://", "https://")) else ""
