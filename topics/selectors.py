@@ -301,3 +301,33 @@ def topic_descendant_ids(topic_ids: Iterable[int]) -> set[int]:
                 out.add(child)
                 stack.append(child)
     return out
+
+
+# A rising topic's ratio is smoothed by this many papers on both sides: 8 -> 20 (x2.5) outranks
+# 1 -> 4 (x4) once both are past the low-count guard, and big broad topics need real growth.
+TRENDING_SMOOTHING = 5
+
+
+def trending_topics(*, topics: list[Topic], limit: int) -> list[Topic]:
+    """Fine topics that are rising, fastest first: no areas, none under the low-count guard,
+    leaves (the most specific topics) before topics with subtopics. `topics` come from
+    topic_list(), decorated with their momentum_summary."""
+    parents = {t.parent_id for t in topics if t.parent_id}
+
+    def rising(topic: Topic) -> bool:
+        summary = topic.momentum_summary
+        if topic.is_area or not summary or summary["low_count"] or not summary["recent_count"]:
+            return False
+        return summary["change"] is None or summary["change"] >= 0.005
+
+    def score(topic: Topic) -> float:
+        summary = topic.momentum_summary
+        return (summary["recent_count"] + TRENDING_SMOOTHING) / (
+            summary["previous_count"] + TRENDING_SMOOTHING
+        )
+
+    chosen = sorted(
+        (t for t in topics if rising(t)),
+        key=lambda t: (t.id in parents, -score(t), t.name.lower()),
+    )
+    return chosen[:limit]

@@ -20,7 +20,7 @@ from papers.views import (
 )
 from topics.charts import sparkline, weekly_bar_chart
 from topics.models import PaperTopic, Topic, TopicWeek
-from topics.selectors import topic_get, topic_list, topic_papers_page
+from topics.selectors import topic_get, topic_list, topic_papers_page, trending_topics
 
 TRENDING_SHOWN = 12
 HOME_PAPERS = 20
@@ -75,11 +75,7 @@ def home(request: HttpRequest) -> HttpResponse:
         return bad_request_page(request, error)
     topics = topic_list(sort="momentum")
     areas = sorted((t for t in topics if t.is_area), key=lambda t: t.position)
-    trending = [
-        t
-        for t in topics
-        if not t.is_area and t.momentum_summary and t.momentum_summary["recent_count"]
-    ][:TRENDING_SHOWN]
+    trending = trending_topics(topics=topics, limit=TRENDING_SHOWN)
     series = _weekly_by_topic([t.id for t in trending])
     for topic in trending:
         topic.trend = trend(topic.momentum_summary)
