@@ -8,10 +8,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts.feeds import private_feed
-from accounts.views import account, auth, digests, feed, lists
+from accounts.views import account, auth, digests, feed, lists, welcome
 
 urlpatterns = [
     path("accounts/signup/", auth.signup, name="signup"),
+    path("welcome/", welcome.welcome, name="accounts-welcome"),
     path("accounts/login/", auth.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth.LogoutView.as_view(), name="logout"),
     path(

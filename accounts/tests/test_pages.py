@@ -58,7 +58,7 @@ def test_signing_up_creates_the_account_with_a_default_list_and_signs_in():
     )
 
     assert response.status_code == 302
-    assert response["Location"] == "/feed/"
+    assert response["Location"] == "/welcome/"  # the topic picker first
     user = get_user_model().objects.get(username="ada")
     assert user.password.startswith("md5$") or user.password.startswith("argon2")
     assert ReadingList.objects.filter(user=user, is_default=True, name="Reading list").exists()
