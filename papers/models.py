@@ -25,6 +25,11 @@ class Paper(models.Model):
     withdrawn = models.BooleanField(default=False)
     # When the tagger last ran on this paper (None: never); a paper may rightly get no tags.
     tagged_at = models.DateTimeField(null=True, blank=True)
+    # Enrichment from OpenAlex (papers.services.enrich): its work id ("W4392…", "" while it does
+    # not know the paper), how often it is cited, and when we last asked (None: never).
+    openalex_id = models.CharField(max_length=40, blank=True)
+    cited_by_count = models.PositiveIntegerField(null=True, blank=True)
+    enriched_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
 
@@ -34,6 +39,12 @@ class Paper(models.Model):
             # The few papers not tagged yet, for the straggler sweep (topics.tag_stragglers).
             models.Index(
                 fields=["id"], condition=models.Q(tagged_at__isnull=True), name="paper_untagged_idx"
+            ),
+            # Papers OpenAlex was never asked about, for the enrichment sweep.
+            models.Index(
+                fields=["id"],
+                condition=models.Q(enriched_at__isnull=True),
+                name="paper_unenriched_idx",
             ),
         ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from papers.models import Paper
+from papers.rows import affiliation_names
 
 
 class TagOutput(serializers.Serializer):
@@ -33,9 +34,16 @@ class PaperOutput(serializers.Serializer):
     tags = TagOutput(many=True)
     abs_url = serializers.CharField()
     url = serializers.SerializerMethodField()
+    # From OpenAlex when it knows the paper (papers.services.enrich); [] and null until then.
+    institutions = serializers.SerializerMethodField()
+    cited_by_count = serializers.IntegerField(allow_null=True)
 
     def get_url(self, paper: Paper) -> str:
         return f"/papers/{paper.arxiv_id}/"
+
+    def get_institutions(self, paper: Paper) -> list[str]:
+        """Distinct institutions of the authors, in author order."""
+        return affiliation_names(paper)
 
 
 class PaperDetailOutput(PaperOutput):

@@ -64,3 +64,23 @@ def fetch_pending_task(self) -> str:
         return pending_fetch().summary()
     except ArxivTransientError as exc:
         raise retry_later(self, exc) from exc
+
+
+@shared_task(bind=True, name="papers.enrich")
+def enrich_papers_task(self, arxiv_ids: list[str] | None = None) -> str:
+    """Affiliations and citation counts from OpenAlex, for new papers after each harvest (or
+    for every paper that is due when called without ids). Does nothing when OPENALEX_URL is
+    empty."""
+    from papers.clients.openalex import openalex_client
+    from papers.services.enrich import enrich_papers
+
+    client = openalex_client()
+    if client is None:
+        return "OpenAlex enrichment is off (OPENALEX_URL is empty)"
+    try:
+        return enrich_papers(client=client, arxiv_ids=arxiv_ids).summary()
+    except ArxivTransientError as exc:
+        # Batches already stored stay stored; the retry asks only for what is still due.
+        raise retry_later(self, exc) from exc
+    finally:
+        client.http.close()

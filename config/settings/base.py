@@ -283,6 +283,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "papers.harvest_rss",
         "schedule": crontab(minute="15", hour="*/6"),
     },
+    # https://crontab.guru/#40_*_*_*_* : OpenAlex enrichment of papers still due (a batch lost
+    # to a fault, works OpenAlex had not indexed yet); new papers are enriched after each harvest
+    "papers.enrich-sweep": {
+        "task": "papers.enrich",
+        "schedule": crontab(minute="40"),
+    },
     # https://crontab.guru/#0_3_*_*_* : nightly OAI-PMH catch-up (versions, late ranges)
     "papers.harvest-oai-nightly": {
         "task": "papers.harvest_oai",
@@ -335,6 +341,20 @@ ARXIV_API_URL = env_url(
     "ARXIV_API_URL", "https://export.arxiv.org/api/query", schemes=("http", "https")
 )
 ARXIV_REQUEST_DELAY = env_float("ARXIV_REQUEST_DELAY", 3.0, minimum=0.0)
+# --- OpenAlex (papers.services.enrich): affiliations and citation counts ----------------------
+# Empty OPENALEX_URL turns enrichment off; unreachable, it is said once and tried again later.
+OPENALEX_URL = env_str("OPENALEX_URL", "https://api.openalex.org")
+if OPENALEX_URL and OPENALEX_URL.lower() not in ("off", "none"):
+    OPENALEX_URL = env_url("OPENALEX_URL", OPENALEX_URL, schemes=("http", "https"))
+else:
+    OPENALEX_URL = ""
+# The polite pool: OpenAlex asks for a contact address with every request.
+OPENALEX_MAILTO = env_email("OPENALEX_MAILTO", ARXIV_CONTACT_EMAIL)
+OPENALEX_API_KEY = env_str("OPENALEX_API_KEY", "")
+# OpenAlex allows 100 requests a second; one every 0.2 s across workers is far inside that.
+OPENALEX_REQUEST_DELAY = env_float("OPENALEX_REQUEST_DELAY", 0.2, minimum=0.0)
+OPENALEX_TIMEOUT = env_float("OPENALEX_TIMEOUT", 30.0, minimum=0.1)
+
 # A worker killed during a request to arXiv still holds the politeness gate: every worker's arXiv
 # requests wait until this lease runs out (papers.clients.gate; docs/faults.md).
 ARXIV_GATE_LEASE_SECONDS = env_float("ARXIV_GATE_LEASE_SECONDS", 300.0, minimum=1.0)

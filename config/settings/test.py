@@ -21,6 +21,9 @@ ARXIV_FETCH_ON_DEMAND = False
 ARXIV_OAI_URL = "http://127.0.0.1:9/oai"
 ARXIV_RSS_URL = "http://127.0.0.1:9/rss"
 ARXIV_API_URL = "http://127.0.0.1:9/api/query"
+# Enrichment is off unless a test points it at the fake OpenAlex (tests/fake_openalex.py).
+OPENALEX_URL = ""
+OPENALEX_REQUEST_DELAY = 0.0
 if not REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -69,10 +69,16 @@ class ArxivHttp:
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
         transport: httpx.BaseTransport | None = None,
+        service: str = "arXiv",
+        transient_statuses: frozenset[int] = _TRANSIENT_STATUSES,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.gate = gate
+        # The same politeness serves OpenAlex (papers.clients.openalex): its name for the log,
+        # and its "not now" statuses (OpenAlex answers 403 when a client goes too fast).
+        self.service = service
+        self.transient_statuses = transient_statuses
         self.max_attempts = max_attempts
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
@@ -122,8 +128,8 @@ class ArxivHttp:
                     ) from exc
                 wait = exc.retry_after if exc.retry_after is not None else self._backoff(attempt)
                 logger.warning(
-                    "arXiv %s: %s; attempt %d of %d, retrying in %.1f s",
-                    url, exc, attempt, self.max_attempts, wait,
+                    "%s %s: %s; attempt %d of %d, retrying in %.1f s",
+                    self.service, url, exc, attempt, self.max_attempts, wait,
                 )  # fmt: skip
                 self._sleep(wait)
         raise AssertionError("unreachable")  # the loop returns or raises
@@ -147,7 +153,7 @@ class ArxivHttp:
         status = response.status_code
         if status < 300:
             return response.content
-        if status >= 500 or status in _TRANSIENT_STATUSES:
+        if status >= 500 or status in self.transient_statuses:
             wait = retry_after_seconds(response.headers.get("Retry-After"), self._clock())
             raise ArxivTransientError(f"HTTP {status}", retry_after=wait)
         raise ArxivPermanentError(f"HTTP {status} from {url}", code=status, body=response.content)

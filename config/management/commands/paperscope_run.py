@@ -87,6 +87,21 @@ class Command(BaseCommand):
             return False
         return True
 
+    def openalex_reachable(self) -> bool:
+        """Said once, like arXiv: without OpenAlex, rows show the affiliations arXiv gave."""
+        if not settings.OPENALEX_URL:
+            self.say("OpenAlex enrichment is off (OPENALEX_URL is empty)")
+            return False
+        try:
+            httpx.head(settings.OPENALEX_URL, timeout=5, follow_redirects=True)
+        except httpx.HTTPError as exc:
+            self.say(
+                f"OpenAlex is not reachable from here ({type(exc).__name__}); affiliations and "
+                "citation counts stay off until a restart with network"
+            )
+            return False
+        return True
+
     def queue_untagged(self) -> None:
         """Hand untagged papers to the worker, newest first, so the server is up at once and the
         latest papers get their tags within seconds; older ones follow batch by batch."""
@@ -107,6 +122,8 @@ class Command(BaseCommand):
         ]  # fmt: skip
         web_cmd = [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
         harvest = env_bool("HARVEST_ON_START", default=True) and self.arxiv_reachable()
+        if not (harvest and self.openalex_reachable()):
+            env["OPENALEX_URL"] = "off"  # the worker then skips enrichment without trying
         processes = [
             subprocess.Popen(worker_cmd, cwd=settings.BASE_DIR, env=env),
             subprocess.Popen(web_cmd, cwd=settings.BASE_DIR, env=env),
