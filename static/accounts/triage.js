@@ -155,6 +155,7 @@
       },
       function (error) {
         say(error.message);
+        toast(error.message); // seen, not only announced
       }
     );
   }
@@ -171,6 +172,7 @@
       },
       function (error) {
         say(error.message);
+        toast(error.message); // seen, not only announced
       }
     );
   }
@@ -195,6 +197,7 @@
       },
       function (error) {
         say(error.message);
+        toast(error.message); // seen, not only announced
       }
     );
   }
