@@ -121,7 +121,9 @@
     }
   }
 
-  function showInPane(item, remember) {
+  // remember: keep the selection in the address; open: on a phone, raise the sheet (not when
+  // the tap was on a link of the row, which must simply be followed).
+  function showInPane(item, remember, open) {
     if (!reader || !item) {
       return;
     }
@@ -131,8 +133,10 @@
     }
     reader.body.replaceChildren(detail.cloneNode(true));
     reader.pane.setAttribute("data-arxiv-id", item.getAttribute("data-arxiv-id") || "");
-    if (remember) {
+    if (open) {
       reader.root.classList.add("is-open");
+    }
+    if (remember) {
       // Keep the selection in the address, so Back from the paper page returns to it.
       var id = item.getAttribute("data-arxiv-id");
       if (id && window.history && window.history.replaceState) {
@@ -156,7 +160,7 @@
     var items = list ? Array.prototype.slice.call(list.querySelectorAll("[data-keynav-item]")) : [];
     var current = -1;
 
-    function select(index, moveFocus) {
+    function select(index, moveFocus, open) {
       if (!items.length) {
         return;
       }
@@ -169,7 +173,7 @@
       var item = items[current];
       item.classList.add(SELECTED);
       item.setAttribute("aria-current", "true");
-      showInPane(item, true);
+      showInPane(item, true, open !== false);
       if (moveFocus) {
         var link = item.querySelector("[data-keynav-link]");
         if (link) {
@@ -185,15 +189,18 @@
         var item = event.target instanceof Element ? event.target.closest("[data-keynav-item]") : null;
         var index = items.indexOf(item);
         if (index >= 0 && index !== current) {
-          select(index, false);
+          select(index, false, false);
         }
       });
       list.addEventListener("click", function (event) {
         var item = event.target instanceof Element ? event.target.closest("[data-keynav-item]") : null;
         var index = items.indexOf(item);
-        if (index >= 0 && index !== current) {
+        if (index < 0 || isInteractive(event.target)) {
+          return; // links and buttons of a row do their own thing
+        }
+        if (index !== current) {
           select(index, false);
-        } else if (index >= 0 && reader) {
+        } else if (reader) {
           reader.root.classList.add("is-open"); // a second tap reopens a closed sheet
         }
       });
@@ -208,11 +215,10 @@
         })
       : -1;
     if (start >= 0) {
-      select(start, false);
+      select(start, false, false);
       items[start].scrollIntoView({ block: "center" });
-      closeSheet(); // coming back should not cover the list on a phone
     } else if (items.length) {
-      showInPane(items[0], false);
+      showInPane(items[0], false, false);
     }
 
     document.addEventListener("keydown", function (event) {
