@@ -83,7 +83,8 @@ class Visit:
         assert width[0] <= width[1], f"{page.url} scrolls sideways: {width}"
         small = page.evaluate(
             """(selector) => Array.from(document.querySelectorAll(selector))
-                .filter(el => el.offsetParent !== null && !el.closest('[hidden], dialog:not([open])'))
+                .filter(el => el.offsetParent !== null)
+                .filter(el => !el.closest('[hidden], dialog:not([open])'))
                 .map(el => [el.textContent.trim().slice(0, 30), el.getBoundingClientRect()])
                 .filter(([, r]) => r.width > 0 && (r.height < 23.5 || r.width < 23.5))
                 .map(([text, r]) => `${text} ${Math.round(r.width)}x${Math.round(r.height)}`)""",
@@ -111,9 +112,8 @@ class Visit:
 
 
 def selected_title(page) -> str:
-    return page.evaluate(
-        "(document.querySelector('[data-keynav-item].is-selected .paper-title') || {}).textContent || ''"
-    ).strip()
+    row = page.locator("[data-keynav-item].is-selected .paper-title")
+    return row.inner_text().strip() if row.count() else ""
 
 
 def journey(visit: Visit, username: str) -> None:
