@@ -104,6 +104,10 @@ def list_detail(request: HttpRequest, list_id: int) -> HttpResponse:
     )
     page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     selectors.attach_papers(list(page.object_list))
+    from papers.rows import decorate_rows
+
+    # The reading view's detail for each saved paper (J/K and the pane, as on the feed).
+    decorate_rows([item.paper for item in page.object_list if item.paper])
     for item in page.object_list:
         item.changes = alert_services.change_lines(paper=item.paper, item=item)
         item.dismissable = any(change.kind != "withdrawn" for change in item.changes)

@@ -148,8 +148,14 @@
   }
 
   function closeSheet() {
-    if (reader) {
-      reader.root.classList.remove("is-open");
+    if (!reader || !reader.root.classList.contains("is-open")) {
+      return;
+    }
+    reader.root.classList.remove("is-open");
+    // Focus goes back to the paper the sheet showed (not to a button that is now hidden).
+    var link = reader.root.querySelector("." + SELECTED + " [data-keynav-link]");
+    if (link) {
+      link.focus({ preventScroll: true });
     }
   }
 

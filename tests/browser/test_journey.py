@@ -236,6 +236,12 @@ def journey(visit: Visit, username: str) -> None:
     page.locator(".paper-actions").get_by_role("button", name="Save").click()
     expect(page.locator(".paper-actions [data-saved=true]")).to_be_visible()
     assert ListItem.objects.filter(reading_list__name="Group meeting").count() == 1
+    saved_title = page.locator("h1").inner_text()
+    page.locator(".site-nav").get_by_role("link", name="Lists", exact=True).click()
+    page.get_by_role("link", name="Group meeting").click()
+    page.keyboard.press("j")  # the reading view on a list too
+    expect(page.locator("[data-reader-pane] .detail-title")).to_have_text(saved_title)
+    visit.check()
 
     # The API docs render the schema from our own files.
     page.locator(".site-nav").get_by_role("link", name="API").click()
