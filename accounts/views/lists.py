@@ -109,6 +109,9 @@ def list_detail(request: HttpRequest, list_id: int) -> HttpResponse:
     # The reading view's detail for each saved paper (J/K and the pane, as on the feed).
     decorate_rows([item.paper for item in page.object_list if item.paper])
     for item in page.object_list:
+        if item.paper:
+            item.paper.saved = True  # it is in this list: the pane's Save says so
+    for item in page.object_list:
         item.changes = alert_services.change_lines(paper=item.paper, item=item)
         item.dismissable = any(change.kind != "withdrawn" for change in item.changes)
     other_lists = [
