@@ -44,6 +44,8 @@ def _sign_in(page, username):
 
 
 def test_follow_flips_in_place_and_the_feed_fills(page):
+    from playwright.sync_api import expect
+
     topic = topic_create("offline-rl", name="Offline RL", parent=area_create("rl", "RL", "RL"))
     paper_create("2503.00001", title="Conservative offline policies", topics=[topic])
     user = user_create("reader")
@@ -54,9 +56,7 @@ def test_follow_flips_in_place_and_the_feed_fills(page):
     with page.expect_response(lambda r: r.request.method == "POST") as answer:
         button.click()
     assert answer.value.status == 200, answer.value.url  # not /[object HTMLInputElement]
-    page.wait_for_function(
-        "document.querySelector('[data-follow-form] button').textContent === 'Following'"
-    )
+    expect(page.locator("[data-follow-form] button")).to_have_text("Following")
     assert page.url == f"{page.base}/topics/offline-rl/"  # in place, no navigation
     assert Follow.objects.filter(user=user, topic=topic).exists()
     page.goto(f"{page.base}/feed/")
@@ -64,9 +64,7 @@ def test_follow_flips_in_place_and_the_feed_fills(page):
     # And back: the same button unfollows.
     page.goto(f"{page.base}/topics/offline-rl/")
     page.locator("[data-follow-form] button").click()
-    page.wait_for_function(
-        "document.querySelector('[data-follow-form] button').textContent === 'Follow'"
-    )
+    expect(page.locator("[data-follow-form] button")).to_have_text("Follow")
     assert not Follow.objects.filter(user=user, topic=topic).exists()
 
 
@@ -80,3 +78,25 @@ def test_the_api_docs_render_the_schema_from_our_own_files(page):
     page.get_by_text("/api/v1/papers/lookup", exact=True).wait_for()
     assert "Paperscope API" in page.inner_text("body")
     assert outside == []
+
+
+def test_a_failed_follow_is_shown_not_only_announced(page):
+    from playwright.sync_api import expect
+
+    from topics.models import Topic
+
+    topic = topic_create("offline-rl", name="Offline RL", parent=area_create("rl", "RL", "RL"))
+    user_create("reader")
+    _sign_in(page, "reader")
+    page.goto(f"{page.base}/topics/offline-rl/")
+    Topic.objects.filter(pk=topic.pk).update(active=False)  # retired while the page was open
+    page.locator("[data-follow-form] button").click()
+    toast = page.locator("[data-toast]")
+    expect(toast).to_be_visible()
+    expect(toast).not_to_be_empty()
+    expect(page.locator("[data-follow-form] button")).to_have_text("Follow")
+    # The refused request is the point of this test, not a fault of the page.
+    assert page.failed_requests
+    assert all(r.startswith("4") for r in page.failed_requests), page.failed_requests
+    page.failed_requests.clear()
+    page.console_errors.clear()

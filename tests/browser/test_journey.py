@@ -138,6 +138,7 @@ def journey(visit: Visit, username: str) -> None:
     page.locator("form.account-form button[type=submit]").click()
     expect(page).to_have_url(f"{base}/welcome/")
     visit.check()
+    visit.shot("welcome")
 
     # Pick topics: one from the area's rising topics, one found by typing.
     page.get_by_label("RL from Human Feedback").check()
