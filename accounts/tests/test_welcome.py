@@ -66,3 +66,12 @@ def test_nothing_ticked_says_so_and_anonymous_people_sign_in_first(client, taxon
     client.force_login(user_create("someone"))
     response = client.post("/welcome/", {}, follow=True)
     assert "Tick at least one topic" in response.content.decode()
+
+
+def test_searching_keeps_what_is_ticked(client, signed_in, taxonomy):
+    html = client.post(
+        "/welcome/", {"find": "1", "q": "diffusion", "topic": ["agentic-rl"]}
+    ).content.decode()
+    assert 'value="agentic-rl" id="pick-agentic-rl" checked>' in html
+    assert 'value="video-diffusion" id="pick-video-diffusion-q">' in html
+    assert not Follow.objects.exists()  # searching follows nothing yet

@@ -42,7 +42,7 @@ def signup(request: HttpRequest) -> HttpResponse:
             email=form.cleaned_data.get("email", ""),
         )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, "Welcome! Pick a few topics and their new papers gather here.")
+        messages.success(request, f"Welcome, {user.get_username()}: your account is ready.")
         # The topic picker first, so the first feed is not empty (unless a page sent them here).
         return redirect(next_url(request, reverse("accounts-welcome")))
     return render(request, "accounts/signup.html", {"form": form, "next": next_url(request, "")})

@@ -42,6 +42,9 @@ def _areas_with_topics(topics) -> list[dict]:
 @login_required
 @require_http_methods(["GET", "POST"])
 def welcome(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST" and "find" in request.POST:
+        # The search button of the one form: search, keeping what is ticked so far.
+        return _page(request, request.POST.get("q", ""), set(request.POST.getlist("topic")))
     if request.method == "POST":
         followed, errors = 0, []
         for slug in request.POST.getlist("topic")[:50]:
@@ -62,7 +65,11 @@ def welcome(request: HttpRequest) -> HttpResponse:
         if not errors:
             messages.error(request, "Tick at least one topic, or skip to your feed.")
         return redirect("accounts-welcome")
-    query = " ".join(request.GET.get("q", "").split())[:QUERY_MAX_LENGTH]
+    return _page(request, request.GET.get("q", ""), set())
+
+
+def _page(request: HttpRequest, query: str, ticked: set[str]) -> HttpResponse:
+    query = " ".join(query.split())[:QUERY_MAX_LENGTH]
     following = {f.topic_id for f in selectors.follows_for_user(user=request.user)}
     topics = topic_list(sort="momentum")
     matches = (
@@ -78,5 +85,6 @@ def welcome(request: HttpRequest) -> HttpResponse:
             "query": query,
             "matches": matches,
             "following": following,
+            "ticked": ticked,
         },
     )

@@ -147,7 +147,7 @@ def journey(visit: Visit, username: str) -> None:
     expect(page.locator(".topic-pick").first).to_contain_text("Topics matching “reason”")
     visit.check()
     page.locator(".topic-pick").first.get_by_label("LLM Reasoning").check()
-    page.get_by_label("RL from Human Feedback").check()  # the search reloaded the page
+    expect(page.get_by_label("RL from Human Feedback")).to_be_checked()  # kept across the search
     page.get_by_role("button", name="Follow these and show my feed").click()
     expect(page).to_have_url(f"{base}/feed/")
     expect(page.locator("main")).to_contain_text("Following 2 topics")
