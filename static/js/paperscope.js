@@ -4,8 +4,9 @@
  * shown in full). No framework, no build step. Server data is never written as HTML: the script
  * only toggles classes and attributes and sets textContent on elements it creates.
  *
- * Keys on pages with a list of papers: J / K move the selection, Enter opens the selected paper,
- * A shows or hides its abstract, / focuses search, ? shows the shortcuts.
+ * Keys on pages with a list of papers: J / K move the selection (the reading view's pane shows
+ * it), Enter opens the selected paper, / focuses search, ? shows the shortcuts, Esc closes the
+ * phone sheet. S and X come from /static/accounts/triage.js.
  */
 (function () {
   "use strict";
@@ -61,13 +62,6 @@
       });
       box.appendChild(button);
     });
-  }
-
-  function toggleAbstract(item) {
-    var button = item.querySelector(".abstract-toggle");
-    if (button) {
-      button.click();
-    }
   }
 
   /* --- Help dialog -------------------------------------------------------------------------- */
@@ -270,13 +264,6 @@
           link.click();
           break;
         }
-        case "a":
-        case "A":
-          if (current < 0) {
-            return;
-          }
-          toggleAbstract(items[current]);
-          break;
         case "?":
           if (!dialog) {
             return;

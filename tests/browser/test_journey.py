@@ -244,6 +244,19 @@ def journey(visit: Visit, username: str) -> None:
     expect(page.locator("[data-reader-pane] .detail-title")).to_have_text(saved_title)
     visit.check()
 
+    # Search by typing, into the same reading view.
+    page.locator("#site-search-q").fill("policy gradient")
+    page.locator("#site-search-q").press("Enter")
+    expect(page).to_have_url(re.compile(r"/search/\?q=policy"))
+    page.locator("main").click(position={"x": 2, "y": 2})  # out of the search box
+    page.keyboard.press("j")
+    expect(page.locator("[data-reader-pane] .detail-title")).not_to_be_empty()
+    visit.check()
+    # Every other page a reader meets, at this width: no sideways scroll, no small targets.
+    for path in ("/", "/areas/rl/", "/account/", "/lists/", "/search/?q=reinforcement"):
+        page.goto(f"{base}{path}")
+        visit.check()
+
     # The API docs render the schema from our own files.
     page.locator(".site-nav").get_by_role("link", name="API").click()
     expect(page).to_have_url(f"{base}/api/docs/")
