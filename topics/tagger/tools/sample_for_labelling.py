@@ -43,12 +43,35 @@ def known_names(path: Path) -> set[str]:
     return names
 
 
-def phrase_pattern(spec) -> re.Pattern | None:
-    phrases = [p for p in (spec.name, *spec.aliases) if len(p) >= 4]
-    if not phrases:
-        return None
-    alt = "|".join(re.escape(p.lower()) for p in phrases)
-    return re.compile(rf"\b(?:{alt})s?\b")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> tuple[str, ...]:
+    """Lower-case word tokens, a trailing plural "s" dropped (so "world models" meets "World
+    Model")."""
+    return tuple(
+        w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORD.findall(text.lower())
+    )
+
+
+def phrase_index(specs) -> dict[tuple[str, ...], set[str]]:
+    """Each topic's name and aliases as word tuples -> the topics they name."""
+    index: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    for slug, spec in specs.items():
+        for phrase in (spec.name, *spec.aliases):
+            key = words(phrase)
+            if key and len(" ".join(key)) >= 4:
+                index[key].add(slug)
+    return index
+
+
+def phrase_hits(text: str, index: dict, longest: int) -> set[str]:
+    tokens = words(text)
+    found: set[str] = set()
+    for i in range(len(tokens)):
+        for n in range(1, longest + 1):
+            found |= index.get(tokens[i : i + n], set())
+    return found
 
 
 def crc(paper_id: str) -> int:
@@ -65,8 +88,13 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--pool", type=int, default=20, help="candidates shown per scorer")
     parser.add_argument("--parts", type=int, default=6)
-    parser.add_argument("--exclude", type=Path, action="append", default=[],
-                        help="JSONL files whose ids are already taken (earlier batches)")
+    parser.add_argument(
+        "--exclude",
+        type=Path,
+        action="append",
+        default=[],
+        help="JSONL files whose ids are already taken (earlier batches)",
+    )
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
 
@@ -100,11 +128,11 @@ def main() -> None:
     main_ranked, fallback_ranked = ranked(tagger), ranked(fallback)
 
     candidates: dict[str, list[int]] = defaultdict(list)
-    patterns = {slug: phrase_pattern(spec) for slug, spec in specs.items() if not spec.is_area}
+    index = phrase_index({slug: spec for slug, spec in specs.items() if not spec.is_area})
+    longest = max(len(k) for k in index)
     for i, paper in enumerate(papers):
-        text = f"{paper.title} {paper.abstract}".lower()
         hits = {s for s in main_ranked[i][: args.top_k]} | {s for s in fallback_ranked[i][:2]}
-        hits |= {s for s, pat in patterns.items() if pat is not None and pat.search(text)}
+        hits |= phrase_hits(f"{paper.title} {paper.abstract}", index, longest)
         for slug in hits:
             candidates[slug].append(i)
 
@@ -126,7 +154,8 @@ def main() -> None:
 
     for slug in sorted(known):
         draw(slug, args.per_topic, f"known:{slug}")
-    for slug in sorted(set(patterns) - known):
+    others = {s for s, spec in specs.items() if not spec.is_area} - known
+    for slug in sorted(others):
         draw(slug, args.per_other, f"topic:{slug}")
     for i in sorted(range(len(papers)), key=lambda i: crc(papers[i].id)):
         if len(chosen) >= args.count:
