@@ -23,8 +23,10 @@ SLOW_MODULES = {
 def pytest_collection_modifyitems(config, items):  # noqa: ARG001
     for item in items:
         path = item.nodeid.split("::")[0]
-        if path in SLOW_MODULES or path.startswith("tests/faults/") or (
-            "browser" in item.keywords or "services" in item.keywords
+        if (
+            path in SLOW_MODULES
+            or path.startswith("tests/faults/")
+            or ("browser" in item.keywords or "services" in item.keywords)
         ):
             item.add_marker(pytest.mark.slow)
     # Tests that need the real PostgreSQL + Redis run in CI's second pass (and wherever
