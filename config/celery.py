@@ -42,7 +42,7 @@ def _keep_workers_alive_when_redis_goes_away() -> None:
             return None
         return give_back(self, client)
 
-    kombu_redis.QoS.restore_unacked = restore_unacked
+    kombu_redis.QoS.restore_unacked = restore_unacked  # type: ignore[method-assign]  # the patch
 
 
 _keep_workers_alive_when_redis_goes_away()

@@ -63,8 +63,8 @@ def topic_specs_active() -> list[TopicSpec]:
             slug=t.slug,
             name=t.name,
             code=t.code,
-            parent=t.parent.slug if t.parent_id else None,
-            area=t.area.slug if t.area_id else t.slug,
+            parent=t.parent.slug if t.parent else None,
+            area=t.area.slug if t.area else t.slug,
             depth=t.depth,
             description=t.description,
             aliases=tuple(t.aliases),
@@ -225,10 +225,10 @@ def tagger_feedback_replay(tagger: Tagger, *, limit: int = FEEDBACK_REPLAY_LIMIT
     """Apply the newest ``limit`` judgements (net verdict per paper and topic) and the newest
     curated tags (as confirmed examples) to a tagger that no other thread uses yet."""
     verdicts = feedback_verdicts(limit=limit)
-    examples = PaperTopic.objects.filter(
+    curated = PaperTopic.objects.filter(
         source=PaperTopic.Source.CURATED, topic__active=True
     ).order_by("-id")
-    examples = list(examples.values_list("paper_id", "topic_id")[:EXAMPLE_REPLAY_LIMIT])
+    examples = list(curated.values_list("paper_id", "topic_id")[:EXAMPLE_REPLAY_LIMIT])
     items = _judgement_items(verdicts, reversed(examples))
     if not items:
         return 0
@@ -266,18 +266,18 @@ def tagger_feedback_apply(tagger: Tagger, items: Sequence[tuple[int, int, bool]]
 
 def _apply_items(tagger: Tagger, items: Sequence[tuple[int, int, bool]], *, bulk: bool) -> int:
     slugs = dict(Topic.objects.filter(active=True).values_list("id", "slug"))
-    items = [(p, slugs[t], c) for p, t, c in items if t in slugs]
-    papers = Paper.objects.only(*PAPER_FIELDS).in_bulk({p for p, _, _ in items})
-    items = [(papers[p], s, c) for p, s, c in items if p in papers]
-    if not items:
+    by_slug = [(p, slugs[t], c) for p, t, c in items if t in slugs]
+    papers = Paper.objects.only(*PAPER_FIELDS).in_bulk({p for p, _, _ in by_slug})
+    judged = [(papers[p], s, c) for p, s, c in by_slug if p in papers]
+    if not judged:
         return 0
-    order = list({paper.id: paper for paper, _, _ in items}.values())
+    order = list({paper.id: paper for paper, _, _ in judged}.values())
     vectors = dict(zip([p.id for p in order], paper_vectors(tagger, order), strict=True))
-    rows = [(vectors[p.id], s, c, p.arxiv_id, p.title) for p, s, c in items]
+    rows = [(vectors[p.id], s, c, p.arxiv_id, p.title) for p, s, c in judged]
     return tagger.apply_feedback_many(rows) if bulk else _apply_each(tagger, rows)
 
 
-def _apply_each(tagger: Tagger, rows) -> int:
+def _apply_each(tagger: Tagger, rows: Sequence[tuple[np.ndarray, str, bool, str, str]]) -> int:
     applied = 0
     for vec, slug, confirm, arxiv_id, title in rows:
         try:

@@ -24,23 +24,24 @@ def topic_list(
     *, query: str | None = None, area: str | None = None, sort: str = "name"
 ) -> list[Topic]:
     """Active topics, searched by name, alias or slug, optionally in one area."""
-    topics = Topic.objects.filter(active=True).select_related("area", "parent", "momentum")
+    active = Topic.objects.filter(active=True).select_related("area", "parent", "momentum")
     if area:
-        topics = topics.filter(area__slug=area)
+        active = active.filter(area__slug=area)
+    topics: list[Topic]
     if query:
         # Match on the three fields the search reads, then build only the matches in full: a
         # thousand topics with their area, parent and momentum cost more than the search page.
         needle = query.strip().lower()
         matched = [
             pk
-            for pk, name, slug, aliases in topics.values_list("id", "name", "slug", "aliases")
+            for pk, name, slug, aliases in active.values_list("id", "name", "slug", "aliases")
             if needle in name.lower()
             or needle in slug
             or any(needle in alias.lower() for alias in aliases)
         ]
-        topics = list(topics.filter(id__in=matched)) if matched else []
+        topics = list(active.filter(id__in=matched)) if matched else []
     else:
-        topics = list(topics)
+        topics = list(active)
     if sort == "momentum":
         topics.sort(key=lambda t: (-_recent(t), t.name))
     elif sort == "size":

@@ -124,8 +124,8 @@ def _feedback_pairs(tagger, gold_ids: set[str], slug_of: dict[int, str]) -> tupl
         if topic_id in slug_of:
             by_paper.setdefault(paper_id, []).append((slug_of[topic_id], v.confirm, v.added))
     fields = ("id", "arxiv_id", "title", "abstract", "categories", "authors")
-    papers = Paper.objects.only(*fields).in_bulk(list(by_paper))
-    papers = [p for p in papers.values() if p.arxiv_id not in gold_ids]
+    found = Paper.objects.only(*fields).in_bulk(list(by_paper))
+    papers = [p for p in found.values() if p.arxiv_id not in gold_ids]
     if not papers:
         return [], {"papers": 0}
     wanted = [[slug for slug, _, _ in by_paper[p.id]] for p in papers]

@@ -64,8 +64,9 @@ def announcement_windows(end: date) -> tuple[date, date]:
         .values_list("announced", flat=True)
         .distinct()[: 2 * WINDOW_DAYS]
     )
-    recent_start = days[:WINDOW_DAYS][-1]
-    previous = days[WINDOW_DAYS:]
+    dated = [d for d in days if d is not None]
+    recent_start = dated[:WINDOW_DAYS][-1]
+    previous = dated[WINDOW_DAYS:]
     return recent_start, previous[-1] if previous else recent_start
 
 

@@ -69,7 +69,7 @@ def _tag_batch(paper_ids: list[int]) -> int:
     for row in PaperTopic.objects.filter(paper_id__in=ids).exclude(source=PaperTopic.Source.MODEL):
         kept.setdefault(row.paper_id, []).append(row)
 
-    def blocked(paper_id: int, topic_id: int) -> bool:
+    def blocked(paper_id: int, topic_id: int | None) -> bool:
         """Rejected on this paper, or below a rejected topic."""
         no = rejected.get(paper_id)
         seen = 0

@@ -113,7 +113,7 @@ def topic_proposal_accept(
     The topic's slug comes from the name; its description and keywords are drafts from the
     phrases and the most central titles. Accepting twice returns the same topic."""
     proposal = TopicProposal.objects.select_for_update().get(pk=proposal.pk)
-    if proposal.status == TopicProposal.Status.ACCEPTED and proposal.accepted_topic_id:
+    if proposal.status == TopicProposal.Status.ACCEPTED and proposal.accepted_topic:
         return proposal.accepted_topic
     parent = parent or proposal.parent
     if parent is None or not parent.active:
@@ -138,7 +138,7 @@ def topic_proposal_accept(
     )
     member_ids = list(proposal.papers.values_list("id", flat=True))
     ancestors = []
-    node = parent
+    node: Topic | None = parent
     while node is not None:
         ancestors.append(node)
         node = node.parent
@@ -204,7 +204,7 @@ def proposal_taxonomy_entry(topic: Topic) -> str:
     entry = {
         "slug": topic.slug,
         "name": topic.name,
-        "parent": topic.parent.slug if topic.parent_id else None,
+        "parent": topic.parent.slug if topic.parent else None,
         "description": topic.description,
         "aliases": list(topic.aliases),
         "keywords": list(topic.keywords),

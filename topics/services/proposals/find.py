@@ -241,7 +241,9 @@ def _name_clusters(run: ProposalRun, papers, topic_by_slug) -> None:
     named = [c for c in run.clusters if not c.skipped]
     if not named:
         return
-    known_phrases = {}  # every active topic's name, aliases and keywords -> its slug
+    known_phrases: dict[
+        str, str
+    ] = {}  # every active topic's name, aliases and keywords -> its slug
     for t in topic_by_slug.values():
         for phrase in [t.name, *t.aliases, *t.keywords]:
             known_phrases.setdefault(phrase_key(phrase), t.slug)

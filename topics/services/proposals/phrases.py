@@ -80,7 +80,8 @@ def class_phrases(
     dfs: list[Counter] = []
     surfaces: Counter = Counter()
     for texts in clusters:
-        c, df = Counter(), Counter()
+        c: Counter = Counter()
+        df: Counter = Counter()
         for text in texts:
             phrases = document_phrases(text)
             c.update(k for k, _ in phrases)
@@ -88,10 +89,10 @@ def class_phrases(
             surfaces.update(phrases)
         counts.append(c)
         dfs.append(df)
-    back = Counter()
+    back: Counter = Counter()
     for text in background:
         back.update(k for k, _ in document_phrases(text))
-    total = Counter()
+    total: Counter = Counter()
     for c in [*counts, back]:
         total.update(c)
     avg = sum(total.values()) / (len(counts) + 1)

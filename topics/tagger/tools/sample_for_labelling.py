@@ -187,7 +187,7 @@ def main() -> None:
         with open(args.out / f"pool_{n + 1}.jsonl", "w", encoding="utf-8") as fh:
             for item in pools[n * size : (n + 1) * size]:
                 fh.write(json.dumps(item, ensure_ascii=False) + "\n")
-    reasons = defaultdict(int)
+    reasons: dict[str, int] = defaultdict(int)
     for why in chosen.values():
         reasons[why.split(":")[0]] += 1
     print(f"{len(pools)} papers drawn: {dict(reasons)}")
