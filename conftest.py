@@ -9,7 +9,26 @@ import pytest
 SERVICES = os.environ.get("PAPERSCOPE_TEST_SERVICES") == "1"
 
 
+# Test modules that start processes of their own (servers, workers, `make run`): with the
+# browser and services tests they are "slow", which `make test-fast` leaves out.
+SLOW_MODULES = {
+    "tests/test_celery_worker.py",
+    "tests/test_deployment.py",
+    "tests/test_env.py",
+    "tests/test_make_run.py",
+    "tests/test_production.py",
+}
+
+
 def pytest_collection_modifyitems(config, items):  # noqa: ARG001
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        if (
+            path in SLOW_MODULES
+            or path.startswith("tests/faults/")
+            or ("browser" in item.keywords or "services" in item.keywords)
+        ):
+            item.add_marker(pytest.mark.slow)
     # Tests that need the real PostgreSQL + Redis run in CI's second pass (and wherever
     # PAPERSCOPE_TEST_SERVICES=1 with DATABASE_URL and REDIS_URL set); the first pass is SQLite.
     if SERVICES:
@@ -37,3 +56,19 @@ def playwright_instance():
     manager = sync_api.sync_playwright().start()
     yield manager
     manager.stop()
+
+
+# --- people: the owner of the things under test, and someone else -----------------------------
+@pytest.fixture
+def owner(db):
+    from accounts.tests.factories import user_create
+
+    return user_create("owner")
+
+
+@pytest.fixture
+def other(db):
+    """Another person: a stranger to the owner's lists, follows and tokens."""
+    from accounts.tests.factories import user_create
+
+    return user_create("other")

@@ -33,7 +33,8 @@ class RequestTooLarge(exceptions.APIException):
 def _while_parsing(exc: BaseException) -> bool:
     """Whether `exc` was raised while DRF parsed the request body."""
     return any(
-        frame.f_code is Request._parse.__code__ for frame, _ in traceback.walk_tb(exc.__traceback__)
+        frame.f_code is Request._parse.__code__  # type: ignore[attr-defined]  # DRF's private parser
+        for frame, _ in traceback.walk_tb(exc.__traceback__)
     )
 
 
@@ -125,7 +126,9 @@ class ErrorOutput(serializers.Serializer):
 
     code = serializers.CharField(help_text="stable, for programs: `not_found`, `invalid` ...")
     detail = serializers.CharField(help_text="for people")
-    errors = serializers.JSONField(required=False, help_text="per-field messages, when invalid")
+    errors = serializers.JSONField(  # type: ignore[assignment]  # the error body, not Serializer.errors
+        required=False, help_text="per-field messages, when invalid"
+    )
 
 
 CURSOR_PARAMETERS = [
@@ -144,7 +147,7 @@ def page_of(name: str, serializer, *, previous: bool = False, **extra):
     if previous:
         fields["previous"] = serializers.CharField(allow_null=True)
     page = inline_serializer(name, {**fields, **extra})
-    page.is_page = True
+    page.is_page = True  # type: ignore[attr-defined]  # read by the schema hooks
     return page
 
 

@@ -42,7 +42,7 @@ def _keep_workers_alive_when_redis_goes_away() -> None:
             return None
         return give_back(self, client)
 
-    kombu_redis.QoS.restore_unacked = restore_unacked
+    kombu_redis.QoS.restore_unacked = restore_unacked  # type: ignore[method-assign]  # the patch
 
 
 _keep_workers_alive_when_redis_goes_away()
@@ -52,7 +52,7 @@ def _warm_tagger() -> None:
     """Load the tagger before the first task needs it: an unknown id the extension asked about
     should not wait for the model (about 1.5-5 s) on top of arXiv's answer."""
     try:
-        from topics.selectors import tagger_get
+        from topics.runtime import tagger_get
 
         tagger_get()
     except Exception:  # a worker without a loaded taxonomy still serves every other task

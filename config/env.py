@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from typing import overload
 from urllib.parse import urlsplit
 
 
@@ -80,7 +81,12 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+@overload
+def env_url(name: str, default: str, *, schemes: tuple[str, ...]) -> str: ...
+@overload
+def env_url(name: str, default: None, *, schemes: tuple[str, ...]) -> str | None: ...
 def env_url(name: str, default: str | None, *, schemes: tuple[str, ...]) -> str | None:
+    """A URL with one of ``schemes``; with a default, never None."""
     value = env_str(name, default)
     if value is None:
         return None

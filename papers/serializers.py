@@ -14,7 +14,7 @@ class TagOutput(serializers.Serializer):
     area = serializers.CharField(source="topic.area.slug", default=None)
     score = serializers.FloatField()
     rank = serializers.IntegerField()
-    source = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]  # the tag's source, not Field.source
 
 
 class TagWithEvidenceOutput(TagOutput):

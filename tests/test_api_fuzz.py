@@ -40,10 +40,10 @@ from accounts.models import PaperAlert, ReadingList
 from accounts.services import feedback, follows, lists
 from accounts.tests.factories import api_token, user_create
 from papers.models import PendingLookup
+from papers.tests.factories import paper_create
 from topics.tests.factories import (
     area_create,
     momentum_create,
-    paper_create,
     tag_create,
     topic_create,
     weeks_create,

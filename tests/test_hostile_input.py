@@ -27,7 +27,8 @@ from accounts.tests.factories import api_token, user_create
 from config.middleware import ApiJsonErrorsMiddleware
 from papers.apis import MAX_LOOKUP_IDS
 from papers.models import PendingLookup
-from topics.tests.factories import area_create, paper_create, tag_create, topic_create
+from papers.tests.factories import paper_create
+from topics.tests.factories import area_create, tag_create, topic_create
 
 pytestmark = pytest.mark.django_db
 
@@ -57,11 +58,6 @@ def assert_api_error(response, status: int | tuple[int, ...], code: str | None =
 def assert_no_leak(response) -> None:
     assert response.status_code < 500, response.status_code
     assert not LEAKS.search(response.content.decode(errors="replace")), response.content[:500]
-
-
-@pytest.fixture
-def owner(db):
-    return user_create("owner")
 
 
 @pytest.fixture

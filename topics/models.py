@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 from django.conf import settings
 from django.db import models
 
@@ -37,8 +39,15 @@ class Topic(models.Model):
 
     @property
     def area_label(self) -> str:
-        area = self.area if self.area_id else self
+        area = self.area or self
         return f"{area.code}: {area.name}" if area.code else area.name
+
+    # What topics.selectors adds for the pages (never stored).
+    momentum_summary: dict | None
+    ancestors: list[Topic]
+    active_children: list[Topic]
+    weekly: list[dict]
+    related: list[Topic]
 
 
 class PaperTopic(models.Model):

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 from topics.models import TopicMomentum
-from topics.services.stats import WINDOW_DAYS
+
+WINDOW_DAYS = 28  # announcement days, not calendar days: arXiv announces five days a week
+SERIES_WEEKS = 26  # weeks in a topic's chart and series
 
 # Below this many papers across both windows a percentage says more about noise than the field.
 LOW_COUNT = 10
+
+
+def week_start(day: date) -> date:
+    return day - timedelta(days=day.weekday())
 
 
 def plural(count: int, word: str) -> str:

@@ -2,120 +2,46 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from datetime import date, timedelta
 
-from django.conf import settings
 from django.db.models import Count, Max
 
-from topics.models import Topic
-from topics.tagger.taxonomy import TopicSpec
-
-if TYPE_CHECKING:  # the engine pulls in numpy and the embedding model: load it only to tag
-    from topics.tagger.engine import Tagger
-
-_tagger_lock = threading.RLock()
-_tagger_cache: dict[tuple, Tagger] = {}
-
-# What the retrain task stores under the data folder (never in the repository).
-TAGGER_SCORER_FILE = "scorer.json"
-TAGGER_PRIORS_FILE = "priors.json"
+from papers.models import Paper
+from papers.paging import newest_first, newest_first_slice
+from papers.selectors import papers_in_order
+from topics.models import PaperTopic, TagFeedback, Topic, TopicWeek
+from topics.momentum import SERIES_WEEKS, momentum_summary, week_start
 
 
-def topic_specs_active() -> list[TopicSpec]:
-    """The active taxonomy as the tagger sees it, parents before children."""
-    topics = list(Topic.objects.filter(active=True).select_related("parent", "area"))
-    depth_first = sorted(topics, key=lambda t: (t.depth, t.position))
-    return [
-        TopicSpec(
-            slug=t.slug,
-            name=t.name,
-            code=t.code,
-            parent=t.parent.slug if t.parent_id else None,
-            area=t.area.slug if t.area_id else t.slug,
-            depth=t.depth,
-            description=t.description,
-            aliases=tuple(t.aliases),
-            keywords=tuple(t.keywords),
-            categories=tuple(t.categories),
-            position=t.position,
-        )
-        for t in depth_first
-    ]
-
-
-def tagger_data_dir() -> Path:
-    """Where the retrain task keeps the refitted scorer, priors and cached paper vectors."""
-    return Path(settings.DATA_DIR) / "tagger"
-
-
-def _file_stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return (stat.st_mtime_ns, stat.st_size)
-
-
-def tagger_get() -> Tagger:
-    """The process's tagger, rebuilt when a topic was added, edited or retired, or when the
-    retrain task stored a new scorer or new priors. A rebuilt tagger replays the stored feedback
-    (topics.services.feedback.tagger_build); a cached one catches up with newer votes."""
-    row = Topic.objects.filter(active=True).aggregate(changed=Max("modified_at"), n=Count("id"))
-    folder = tagger_data_dir()
-    key = (
-        row["changed"],
-        row["n"],
-        _file_stamp(folder / TAGGER_SCORER_FILE),
-        _file_stamp(folder / TAGGER_PRIORS_FILE),
-    )
-    from topics.services.feedback import tagger_build, tagger_catch_up
-
-    with _tagger_lock:
-        tagger = _tagger_cache.get(key)
-        if tagger is None or not tagger_catch_up(tagger):
-            _tagger_cache.clear()
-            tagger = tagger_build()
-            _tagger_cache[key] = tagger
-    return tagger
-
-
-def tagger_peek() -> Tagger | None:
-    """This process's tagger if one was built already (never builds one)."""
-    with _tagger_lock:
-        return next(iter(_tagger_cache.values()), None)
-
-
-def tagger_reset() -> None:
-    """Forget this process's tagger (tests; the next tagger_get builds a new one)."""
-    with _tagger_lock:
-        _tagger_cache.clear()
+def latest_announcement() -> date | None:
+    """The newest announcement date stored: where momentum windows and the weekly series end."""
+    return Paper.objects.aggregate(latest=Max("announced"))["latest"]
 
 
 def topic_list(
     *, query: str | None = None, area: str | None = None, sort: str = "name"
 ) -> list[Topic]:
     """Active topics, searched by name, alias or slug, optionally in one area."""
-    topics = Topic.objects.filter(active=True).select_related("area", "parent", "momentum")
+    active = Topic.objects.filter(active=True).select_related("area", "parent", "momentum")
     if area:
-        topics = topics.filter(area__slug=area)
+        active = active.filter(area__slug=area)
+    topics: list[Topic]
     if query:
         # Match on the three fields the search reads, then build only the matches in full: a
         # thousand topics with their area, parent and momentum cost more than the search page.
         needle = query.strip().lower()
         matched = [
             pk
-            for pk, name, slug, aliases in topics.values_list("id", "name", "slug", "aliases")
+            for pk, name, slug, aliases in active.values_list("id", "name", "slug", "aliases")
             if needle in name.lower()
             or needle in slug
             or any(needle in alias.lower() for alias in aliases)
         ]
-        topics = list(topics.filter(id__in=matched)) if matched else []
+        topics = list(active.filter(id__in=matched)) if matched else []
     else:
-        topics = list(topics)
+        topics = list(active)
     if sort == "momentum":
         topics.sort(key=lambda t: (-_recent(t), t.name))
     elif sort == "size":
@@ -138,7 +64,6 @@ def _total(topic: Topic) -> int:
 
 
 def _decorate(topic: Topic) -> Topic:
-    from topics.momentum import momentum_summary
 
     try:
         momentum = topic.momentum
@@ -172,11 +97,6 @@ def topic_get(*, slug: str) -> Topic | None:
 
 def topic_weekly_series(*, topic: Topic) -> list[dict]:
     """Counts for the last SERIES_WEEKS weeks, zero-filled, oldest first."""
-    from datetime import timedelta
-
-    from topics.models import TopicWeek
-    from topics.services.stats import SERIES_WEEKS, latest_announcement, week_start
-
     end = latest_announcement()
     if end is None:
         return []
@@ -194,11 +114,6 @@ def topic_related(*, topic: Topic, limit: int = 8, sample: int = 400) -> list[To
 
     One query: the latest papers are one range of the index on (topic, announced, paper),
     whatever the topic's size, and their other tags an index-only scan by paper id."""
-    from django.db.models import Count
-
-    from papers.paging import newest_first
-    from topics.models import PaperTopic
-
     recent_papers = newest_first(PaperTopic.objects.filter(topic=topic), id_field="paper_id")
     recent_papers = recent_papers.values("paper_id")[:sample]
     excluded = {topic.id, *(a.id for a in getattr(topic, "ancestors", []))}
@@ -222,10 +137,6 @@ def topic_papers_page(
     next page (None on the last): the page's tags are one range of the index on (topic,
     announced, paper) whatever the topic's size, then their papers are read by id. Raises
     papers.paging.InvalidCursor for a cursor this service did not give out."""
-    from papers.paging import newest_first_slice
-    from papers.selectors import papers_in_order
-    from topics.models import PaperTopic
-
     tags = PaperTopic.objects.filter(topic=topic).only("paper_id", "announced")
     page, next_cursor = newest_first_slice(tags, cursor=cursor, size=size, id_field="paper_id")
     return papers_in_order(paper_ids=[tag.paper_id for tag in page]), next_cursor
@@ -251,8 +162,6 @@ def feedback_verdicts(
     """Net verdict per (paper id, topic id): confirm if more people confirmed or added than
     rejected, rejected if more rejected; a tie goes to the newest vote. Restricted to some papers
     or (paper, topic) pairs, or to the newest ``limit`` votes."""
-    from topics.models import TagFeedback
-
     rows = TagFeedback.objects.order_by("-id")
     wanted = None
     if pairs is not None:

@@ -42,7 +42,8 @@ def trend(summary: dict | None) -> dict | None:
 
 def _weekly_by_topic(topic_ids: list[int]) -> dict[int, list[dict]]:
     """The zero-filled 26-week series of several topics in one query (for sparklines)."""
-    from topics.services.stats import SERIES_WEEKS, latest_announcement, week_start
+    from topics.momentum import SERIES_WEEKS, week_start
+    from topics.selectors import latest_announcement
 
     end = latest_announcement()
     if end is None or not topic_ids:

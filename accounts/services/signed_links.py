@@ -30,7 +30,7 @@ class SaveLink:
 
 
 def absolute(path: str) -> str:
-    return settings.DIGEST_BASE_URL.rstrip("/") + path
+    return str(settings.DIGEST_BASE_URL).rstrip("/") + path
 
 
 def save_link_token(*, user_id: int, arxiv_id: str) -> str:

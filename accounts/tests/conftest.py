@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from accounts.tests.digests_support import flaky  # noqa: F401  (a fixture for the digest tests)
-from accounts.tests.factories import api_token, user_create
+from accounts.tests.factories import api_token
 from papers.services import lookup
 
 
@@ -58,16 +58,6 @@ def session_client(user) -> Client:
 
 def token_client(raw: str) -> Client:
     return Client(enforce_csrf_checks=True, headers={"Authorization": f"Bearer {raw}"})
-
-
-@pytest.fixture
-def owner(db):
-    return user_create("owner")
-
-
-@pytest.fixture
-def other(db):
-    return user_create("other")
 
 
 @pytest.fixture
@@ -117,7 +107,8 @@ class Scene:
 def scene(owner) -> Scene:
     from accounts.models import ListItem
     from accounts.services import follows, lists
-    from accounts.tests.factories import paper_create, topic_create
+    from papers.tests.factories import paper_create
+    from topics.tests.factories import topic_create
 
     topic = topic_create("offline-rl", name="Offline RL")
     paper = paper_create("2501.00001", topics=[topic])

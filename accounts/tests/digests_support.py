@@ -13,8 +13,9 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from accounts.services import follows
-from accounts.tests.factories import paper_create, user_create
+from accounts.tests.factories import user_create
 from accounts.tests.mail_backends import FlakyBackend
+from papers.tests.factories import paper_create
 
 RSS = Path(__file__).resolve().parents[2] / "papers" / "tests" / "fixtures" / "rss"
 FLAKY = "accounts.tests.mail_backends.FlakyBackend"

@@ -15,10 +15,11 @@ from accounts.services import lists as list_services
 from accounts.services.alerts import alerts_record
 from accounts.tests.conftest import as_session
 from accounts.tests.digests_support import RSS, send_digests, text_of
-from accounts.tests.factories import paper_create, user_create
+from accounts.tests.factories import user_create
 from papers.clients.records import PaperRecord
 from papers.models import Paper
 from papers.services.storage import papers_upsert_records
+from papers.tests.factories import paper_create
 
 pytestmark = pytest.mark.django_db
 SAVED = "2404.17276"

@@ -12,8 +12,10 @@ import pytest
 
 from accounts.models import ApiToken, Follow, Hidden, ListItem
 from accounts.services.tokens import token_hash
-from accounts.tests.factories import PASSWORD, area_create, paper_create, topic_create
+from accounts.tests.factories import PASSWORD
+from papers.tests.factories import paper_create
 from tests.chromium import ARTIFACTS, launch, watch
+from topics.tests.factories import area_create, topic_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 # Playwright's sync API runs an event loop in this thread; Django's ORM must be told it is fine.

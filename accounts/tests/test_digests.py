@@ -30,9 +30,11 @@ from accounts.tests.digests_support import (
     send_digests,
     text_of,
 )
-from accounts.tests.factories import PASSWORD, area_create, paper_create, topic_create
+from accounts.tests.factories import PASSWORD
 from papers.models import Paper
+from papers.tests.factories import paper_create
 from topics.models import PaperTopic, Topic
+from topics.tests.factories import area_create, topic_create
 
 pytestmark = pytest.mark.django_db
 

@@ -29,8 +29,8 @@ from accounts.services.delivery import (
     run_pending_ids,
 )
 from accounts.tests.digests_support import arrived, eml_recipients, reader
-from accounts.tests.factories import topic_create
 from accounts.tests.test_concurrency import ThreadDatabase
+from topics.tests.factories import topic_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 REPO = Path(__file__).resolve().parents[2]

@@ -22,7 +22,8 @@ from accounts.services.delivery import (
 )
 from accounts.services.digest_settings import digest_settings_update
 from accounts.tests.digests_support import arrived, reader, send_digests
-from accounts.tests.factories import topic_create, user_create
+from accounts.tests.factories import user_create
+from topics.tests.factories import topic_create
 
 pytestmark = pytest.mark.django_db
 State = DigestDelivery.State

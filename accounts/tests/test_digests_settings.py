@@ -18,7 +18,7 @@ from accounts.services.signed_links import (
 )
 from accounts.tests.conftest import as_token
 from accounts.tests.digests_support import arrived, reader, send_digests, text_of
-from accounts.tests.factories import topic_create
+from topics.tests.factories import topic_create
 
 pytestmark = pytest.mark.django_db
 

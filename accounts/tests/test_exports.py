@@ -16,7 +16,7 @@ import pytest
 from accounts.models import ReadingList
 from accounts.services.citations import split_name
 from accounts.services.lists import list_item_save
-from accounts.tests.factories import paper_create
+from papers.tests.factories import paper_create
 
 pytestmark = pytest.mark.django_db
 

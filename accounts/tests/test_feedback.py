@@ -9,8 +9,9 @@ import types
 import pytest
 
 from accounts.tests.conftest import as_token
-from accounts.tests.factories import paper_create, tag_create, topic_create
+from papers.tests.factories import paper_create
 from topics.models import PaperTopic, TagFeedback
+from topics.tests.factories import tag_create, topic_create
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,8 @@ from datetime import date, timedelta
 import pytest
 
 from accounts.models import Follow, Hidden
-from accounts.tests.factories import area_create, paper_create, topic_create
+from papers.tests.factories import paper_create
+from topics.tests.factories import area_create, topic_create
 
 pytestmark = pytest.mark.django_db
 

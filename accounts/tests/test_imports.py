@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from accounts.models import ListItem, ReadingList
 from accounts.services.imports import MAX_IMPORT_ENTRIES, detect_format
 from accounts.services.lists import list_item_save, list_item_update
-from accounts.tests.factories import paper_create
+from papers.tests.factories import paper_create
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,8 @@ from django.contrib.auth import get_user_model
 
 from accounts.models import ListItem, ReadingList
 from accounts.services.lists import list_items_link_papers
-from accounts.tests.factories import paper_create, user_create
+from accounts.tests.factories import user_create
+from papers.tests.factories import paper_create
 
 pytestmark = pytest.mark.django_db
 
@@ -100,7 +101,7 @@ def test_a_paper_we_do_not_have_yet_is_saved_and_fetched(me, pending):
 
 
 def test_a_known_paper_is_linked_and_shown_with_its_tags(me, pending):
-    from accounts.tests.factories import topic_create
+    from topics.tests.factories import topic_create
 
     paper_create("2501.00007", title="Known", topics=[topic_create("offline-rl")])
     response = me.api(

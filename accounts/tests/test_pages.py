@@ -14,7 +14,9 @@ from django.test import Client, RequestFactory
 from accounts.models import ApiToken, Follow, Hidden, ListItem, ReadingList
 from accounts.services.lists import list_item_save, reading_list_create
 from accounts.tests.conftest import as_session, token_client
-from accounts.tests.factories import PASSWORD, paper_create, topic_create, user_create
+from accounts.tests.factories import PASSWORD, user_create
+from papers.tests.factories import paper_create
+from topics.tests.factories import topic_create
 
 pytestmark = pytest.mark.django_db
 

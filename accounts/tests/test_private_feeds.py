@@ -14,7 +14,9 @@ from accounts.services import follows as follow_services
 from accounts.services import lists as list_services
 from accounts.services.private_feeds import private_feed_path, private_feeds_ensure
 from accounts.services.signed_links import unsubscribe_token
-from accounts.tests.factories import paper_create, topic_create, user_create
+from accounts.tests.factories import user_create
+from papers.tests.factories import paper_create
+from topics.tests.factories import topic_create
 
 pytestmark = pytest.mark.django_db
 FEED_URL = re.compile(r'value="(http://testserver/feed/private/[^"]+)"')

@@ -13,7 +13,8 @@ from django.utils import timezone
 from accounts.models import ApiToken, Follow, ListItem
 from accounts.services.tokens import token_hash
 from accounts.tests.conftest import as_session, as_token, token_client
-from accounts.tests.factories import api_token, topic_create
+from accounts.tests.factories import api_token
+from topics.tests.factories import topic_create
 
 pytestmark = pytest.mark.django_db
 

@@ -235,6 +235,7 @@ else:
 # --- Celery ------------------------------------------------------------------------------------
 # https://docs.celeryq.dev/en/stable/userguide/configuration.html
 BROKER_DIR = DATA_DIR / "broker"
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object]
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # Longer than the longest task (the nightly OAI-PMH catch-up), or Redis re-delivers it mid-run.

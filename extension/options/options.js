@@ -25,7 +25,7 @@ $('server-form').addEventListener('submit', async (event) => {
     $('server-status').textContent = 'Enter an http:// or https:// address, without a query.';
     return;
   }
-  let granted = false;
+  let granted;
   try {
     granted = await askPermission(server);
   } catch (error) {

@@ -91,7 +91,7 @@ export function createApiClient({ fetch, getServer, getToken, timeoutMs = 10000 
     }
     if (response.status === 204) return null;
     const text = await response.text().catch(() => '');
-    let data = null;
+    let data;
     try {
       data = text ? JSON.parse(text) : null;
     } catch {

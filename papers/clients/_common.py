@@ -151,12 +151,12 @@ def split_authors(raw: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if "et al" in text:
         text = _ET_AL.sub("", text)
     if "(" not in text:
-        names = [p for p in _SEPARATOR.split(text) if p and p not in _DROP]
+        plain = [p for p in _SEPARATOR.split(text) if p and p not in _DROP]
         if "Jr" in text or "Sr" in text or " I" in text:
-            names = _merge_suffixes(names)
+            plain = _merge_suffixes(plain)
         if "\\" in text or "{" in text:
-            names = [tex_name(n) for n in names]
-        return tuple(names), ()
+            plain = [tex_name(n) for n in plain]
+        return tuple(plain), ()
     groups: list[str] = []
 
     def hide(match: re.Match[str]) -> str:

@@ -135,7 +135,7 @@ def _build(entry: etree._Element) -> PaperRecord:
     if arxiv_id.version is None:
         raise Malformed(f"{arxiv_id.canonical}: entry id names no version")
     published = iso_utc(required(fields.get(_PUBLISHED), "published date"))
-    updated = iso_utc(fields[_UPDATED]) if fields.get(_UPDATED) else published
+    updated = iso_utc(str(fields[_UPDATED])) if fields.get(_UPDATED) else published
     version = arxiv_id.version
     versions = [VersionInfo(1, published)]
     if version > 1:

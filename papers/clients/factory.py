@@ -11,12 +11,12 @@ from papers.clients.rss import RssClient
 
 
 def oai_client() -> OaiClient:
-    return OaiClient(ArxivHttp.from_settings(), settings.ARXIV_OAI_URL)
+    return OaiClient(ArxivHttp.from_settings(), str(settings.ARXIV_OAI_URL))
 
 
 def rss_client() -> RssClient:
-    return RssClient(ArxivHttp.from_settings(), settings.ARXIV_RSS_URL)
+    return RssClient(ArxivHttp.from_settings(), str(settings.ARXIV_RSS_URL))
 
 
 def query_client() -> QueryClient:
-    return QueryClient(ArxivHttp.from_settings(), settings.ARXIV_API_URL)
+    return QueryClient(ArxivHttp.from_settings(), str(settings.ARXIV_API_URL))

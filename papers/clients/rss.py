@@ -64,6 +64,7 @@ def parse_rss_feed(xml: bytes) -> Page:
         chunks = None
     except etree.XMLSyntaxError:
         root, chunks = split_damaged(xml, b"item")
+    build: _Rss2Item | _RdfItem
     if root.tag == "rss":
         channel = root.find("channel")
         if channel is None:
@@ -75,7 +76,8 @@ def parse_rss_feed(xml: bytes) -> Page:
         if channel is None:
             raise MalformedResponse("RDF feed without a channel")
         announced = _rdf_announced(channel)
-        items, build = root.iterchildren(_RSS1_ITEM), _RdfItem(announced, _feed_categories(channel))
+        items = root.iterchildren(_RSS1_ITEM)
+        build = _RdfItem(announced, _feed_categories(channel))
     else:
         raise MalformedResponse(f"not an arXiv feed (root element {root.tag!r})")
     records: list[PaperRecord] = []

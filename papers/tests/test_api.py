@@ -15,7 +15,8 @@ import pytest
 
 from papers.apis import MAX_LOOKUP_IDS
 from papers.models import PendingLookup
-from topics.tests.factories import area_create, paper_create, tag_create, topic_create
+from papers.tests.factories import paper_create
+from topics.tests.factories import area_create, tag_create, topic_create
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,8 @@ import pytest
 
 from papers.selectors import paper_lookup_rows, papers_by_ids
 from papers.serializers import LookupPaperOutput
-from topics.tests.factories import area_create, paper_create, tag_create, topic_create
+from papers.tests.factories import paper_create
+from topics.tests.factories import area_create, tag_create, topic_create
 
 pytestmark = pytest.mark.django_db
 

@@ -9,14 +9,9 @@ import pytest
 
 from papers import views as paper_views
 from papers.paging import cursor_decode, cursor_encode
+from papers.tests.factories import paper_create
 from papers.views import evidence_items
-from topics.tests.factories import (
-    area_create,
-    paper_create,
-    tag_create,
-    topic_create,
-    topic_page_scenario,
-)
+from topics.tests.factories import area_create, tag_create, topic_create, topic_page_scenario
 
 pytestmark = pytest.mark.django_db
 

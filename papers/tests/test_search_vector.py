@@ -8,7 +8,7 @@ from django.db import connection
 
 from papers.models import Paper
 from papers.search import search_filter
-from topics.tests.factories import paper_create
+from papers.tests.factories import paper_create
 
 pytestmark = pytest.mark.django_db
 

@@ -8,10 +8,10 @@ from datetime import date, timedelta
 
 import pytest
 
+from papers.tests.factories import paper_create
 from topics.tests.factories import (
     area_create,
     momentum_create,
-    paper_create,
     tag_create,
     topic_create,
     weeks_create,

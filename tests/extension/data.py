@@ -1,33 +1,27 @@
-"""Database rows the end-to-end tests need: topics, tagged papers, a user with a token."""
+"""Database rows the end-to-end tests need: topics, tagged papers, a user with a token. Rows come
+from each app's one builder (papers/, topics/, accounts/ tests/factories.py)."""
 
 from __future__ import annotations
 
 from papers.models import Paper
+from papers.tests.factories import paper_create, papers_bulk_create
 from topics.models import PaperTopic, Topic
+from topics.tests.factories import area_create, topic_create
 
 
-def area(slug: str, name: str, code: str) -> Topic:
-    topic = Topic.objects.create(slug=slug, name=name, code=code)
-    topic.area = topic
-    topic.save(update_fields=["area"])
-    return topic
-
-
-def topic(slug: str, name: str, parent: Topic) -> Topic:
-    return Topic.objects.create(slug=slug, name=name, parent=parent, area=parent, depth=1)
-
-
-def paper(arxiv_id: str, tags: list[tuple[Topic, float]], title: str = "") -> Paper:
-    row = Paper.objects.create(arxiv_id=arxiv_id, title=title or f"Paper {arxiv_id}")
-    PaperTopic.objects.bulk_create(
-        PaperTopic(paper=row, topic=t, score=score, rank=rank)
-        for rank, (t, score) in enumerate(tags, start=1)
-    )
+def tagged_paper(arxiv_id: str, tags: list[tuple[Topic, float]], title: str = "") -> Paper:
+    """A paper tagged with (topic, score) pairs, ranked in the order given."""
+    row = paper_create(arxiv_id, title=title or f"Paper {arxiv_id}")
+    _tag([row], tags)
     return row
 
 
-def papers_bulk(arxiv_ids: list[str], tags: list[tuple[Topic, float]]) -> None:
-    rows = Paper.objects.bulk_create(Paper(arxiv_id=i, title=f"Paper {i}") for i in arxiv_ids)
+def tagged_papers_bulk(arxiv_ids: list[str], tags: list[tuple[Topic, float]]) -> None:
+    """Listing-size sets of papers, all with the same tags, in two queries."""
+    _tag(papers_bulk_create(arxiv_ids), tags)
+
+
+def _tag(rows: list[Paper], tags: list[tuple[Topic, float]]) -> None:
     PaperTopic.objects.bulk_create(
         PaperTopic(paper=row, topic=t, score=score, rank=rank)
         for row in rows
@@ -37,15 +31,15 @@ def papers_bulk(arxiv_ids: list[str], tags: list[tuple[Topic, float]]) -> None:
 
 def taxonomy() -> dict[str, Topic]:
     """A small tree: two areas, four topics, one with a name that is an XSS attempt."""
-    ml = area("ml", "Machine Learning", "ML")
-    astro = area("astro", "Astrophysics", "AS")
+    ml = area_create("ml", "Machine Learning", "ML")
+    astro = area_create("astro", "Astrophysics", "AS")
     return {
         "ml": ml,
         "astro": astro,
-        "gnn": topic("graph-neural-networks", "Graph neural networks", ml),
-        "rl": topic("reinforcement-learning", "Reinforcement learning", ml),
-        "kilonovae": topic("kilonovae", "Kilonovae & r-process", astro),
-        "xss": topic("xss-topic", "<img src=x onerror=window.__pwned=1>", ml),
+        "gnn": topic_create("graph-neural-networks", name="Graph neural networks", parent=ml),
+        "rl": topic_create("reinforcement-learning", name="Reinforcement learning", parent=ml),
+        "kilonovae": topic_create("kilonovae", name="Kilonovae & r-process", parent=astro),
+        "xss": topic_create("xss-topic", name="<img src=x onerror=window.__pwned=1>", parent=ml),
     }
 
 

@@ -21,7 +21,7 @@ def chips(page, selector=".paperscope-bar"):
 def test_it_shows_tag_chips_under_the_title_linking_to_topic_pages(
     extension, arxiv, topics, live_server
 ):
-    data.paper("0906.5132", [(topics["gnn"], 0.91), (topics["rl"], 0.42)])
+    data.tagged_paper("0906.5132", [(topics["gnn"], 0.91), (topics["rl"], 0.42)])
     page = extension.context.new_page()
     page.goto(
         arxiv.serve("/abs/0906.5132", fixture_html("abs_0906.5132_newstyle_with_html_link.html"))
@@ -55,7 +55,7 @@ def test_it_shows_tag_chips_under_the_title_linking_to_topic_pages(
 def test_it_reads_the_id_of_every_abstract_url_form(
     extension, arxiv, topics, fixture, path, arxiv_id
 ):
-    data.paper(arxiv_id, [(topics["kilonovae"], 0.8)])
+    data.tagged_paper(arxiv_id, [(topics["kilonovae"], 0.8)])
     page = extension.context.new_page()
     page.goto(arxiv.serve(path, fixture_html(fixture)))
     assert [c["text"] for c in chips(page)] == ["Kilonovae & r-process"]
@@ -70,13 +70,13 @@ def test_it_shows_tagging_while_the_server_fetches_an_unknown_paper(extension, a
     status = page.wait_for_selector(".paperscope-status--pending", timeout=20000)
     assert status.text_content() == "tagging…"
     # The on-demand fetch completes on the server; the page asks again by itself.
-    data.paper("0906.5132", [(topics["gnn"], 0.7)])
+    data.tagged_paper("0906.5132", [(topics["gnn"], 0.7)])
     assert [c["text"] for c in chips(page)] == ["Graph neural networks"]
     assert page.locator(".paperscope-status--pending").count() == 0
 
 
 def test_it_renders_a_topic_name_as_text_never_as_html(extension, arxiv, topics):
-    data.paper("0906.5132", [(topics["xss"], 0.9)])
+    data.tagged_paper("0906.5132", [(topics["xss"], 0.9)])
     page = extension.context.new_page()
     page.goto(
         arxiv.serve("/abs/0906.5132", fixture_html("abs_0906.5132_newstyle_with_html_link.html"))
@@ -88,7 +88,7 @@ def test_it_renders_a_topic_name_as_text_never_as_html(extension, arxiv, topics)
 
 
 def test_it_leaves_pdf_pages_alone(extension, arxiv, topics):
-    data.paper("0906.5132", [(topics["gnn"], 0.9)])
+    data.tagged_paper("0906.5132", [(topics["gnn"], 0.9)])
     page = extension.context.new_page()
     page.goto(arxiv.serve("/pdf/0906.5132", "<html><body><h1 class='title'>x</h1></body></html>"))
     page.wait_for_timeout(800)

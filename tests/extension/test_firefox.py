@@ -142,7 +142,7 @@ def test_firefox_loads_the_extension_and_shows_chips(firefox, arxiv_https, live_
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    data.paper("0906.5132", [(topics["gnn"], 0.9), (topics["rl"], 0.4)])
+    data.tagged_paper("0906.5132", [(topics["gnn"], 0.9), (topics["rl"], 0.4)])
     driver, base = firefox
     # Point the extension at the test server through its options page, as a user would. WebDriver
     # may not navigate to moz-extension:// pages; the browser chrome opens the tab instead.

@@ -43,7 +43,7 @@ def test_it_tags_every_entry_of_a_listing_with_one_lookup(
     html = fixture_html(fixture)
     ids = listed_ids(html)
     unique = list(dict.fromkeys(ids))
-    data.papers_bulk(unique, [(topics["kilonovae"], 0.8), (topics["gnn"], 0.3)])
+    data.tagged_papers_bulk(unique, [(topics["kilonovae"], 0.8), (topics["gnn"], 0.3)])
     calls = count_lookups(extension, live_server)
     page = extension.context.new_page()
     page.goto(arxiv.serve(path, html))
@@ -62,7 +62,9 @@ def test_it_tags_every_entry_of_a_listing_with_one_lookup(
 
 def test_it_tags_a_listing_of_two_thousand_entries_quickly(extension, arxiv, topics, live_server):
     ids = [f"2501.{n:05d}" for n in range(1, 2001)]
-    data.papers_bulk(ids, [(topics["gnn"], 0.9), (topics["rl"], 0.5), (topics["kilonovae"], 0.2)])
+    data.tagged_papers_bulk(
+        ids, [(topics["gnn"], 0.9), (topics["rl"], 0.5), (topics["kilonovae"], 0.2)]
+    )
     calls = count_lookups(extension, live_server)
     page = extension.context.new_page()
     page.goto(arxiv.serve("/list/cs.LG/new", pages.listing(ids)), timeout=60000)
@@ -77,14 +79,14 @@ def test_it_tags_a_listing_of_two_thousand_entries_quickly(extension, arxiv, top
 def test_it_marks_papers_the_server_is_still_fetching(extension, arxiv, topics):
     html = fixture_html("list_q-fin_new_archive_level.html")
     ids = list(dict.fromkeys(listed_ids(html)))
-    data.papers_bulk(ids[1:], [(topics["gnn"], 0.6)])
+    data.tagged_papers_bulk(ids[1:], [(topics["gnn"], 0.6)])
     page = extension.context.new_page()
     page.goto(arxiv.serve("/list/q-fin/new", html))
     page.wait_for_selector(
         f'.paperscope-bar[data-paperscope-id="{ids[0]}"][data-state=pending]', timeout=20000
     )
     assert page.locator(".paperscope-bar[data-state=tagged]").count() == len(ids) - 1
-    data.paper(ids[0], [(topics["rl"], 0.6)])
+    data.tagged_paper(ids[0], [(topics["rl"], 0.6)])
     page.wait_for_selector(
         f'.paperscope-bar[data-paperscope-id="{ids[0]}"][data-state=tagged]', timeout=20000
     )
@@ -92,7 +94,7 @@ def test_it_marks_papers_the_server_is_still_fetching(extension, arxiv, topics):
 
 def test_it_tags_search_results(extension, arxiv, topics):
     ids = ["2501.00001", "2501.00002", "hep-th/9901001"]
-    data.papers_bulk(ids, [(topics["gnn"], 0.6)])
+    data.tagged_papers_bulk(ids, [(topics["gnn"], 0.6)])
     page = extension.context.new_page()
     page.goto(arxiv.serve("/search/?query=graphs&searchtype=all", pages.search_results(ids)))
     page.wait_for_function("document.documentElement.dataset.paperscope === 'ready'", timeout=20000)
@@ -109,7 +111,7 @@ def test_it_tags_search_results(extension, arxiv, topics):
 def test_it_puts_chips_and_save_under_the_title_of_an_html_paper(
     extension, arxiv, topics, late_header
 ):
-    data.paper("2501.00007", [(topics["gnn"], 0.6), (topics["rl"], 0.5)])
+    data.tagged_paper("2501.00007", [(topics["gnn"], 0.6), (topics["rl"], 0.5)])
     page = extension.context.new_page()
     page.goto(
         arxiv.serve("/html/2501.00007v1", pages.latexml("2501.00007", late_header=late_header))
@@ -127,7 +129,7 @@ def test_it_puts_chips_and_save_under_the_title_of_an_html_paper(
 
 def test_it_tags_each_paper_of_a_conference_index_page(extension, arxiv, topics):
     ids = ["2401.00907", "2401.01640", "2312.03813"]
-    data.papers_bulk(ids, [(topics["rl"], 0.6)])
+    data.tagged_papers_bulk(ids, [(topics["rl"], 0.6)])
     page = extension.context.new_page()
     page.goto(arxiv.serve("/html/2403.10561v1", pages.conference_index(ids)))
     page.wait_for_function("document.documentElement.dataset.paperscope", timeout=20000)

@@ -32,7 +32,7 @@ def state(page) -> str | None:
 
 def test_chips_survive_mathjax_and_re_rendered_entries(extension, arxiv, topics):
     html = fixture_html(LISTING)
-    data.papers_bulk(
+    data.tagged_papers_bulk(
         ["2303.00765", "2303.00898", "2303.00924"],
         [(topics["kilonovae"], 0.8)],
     )
@@ -74,7 +74,7 @@ def test_chips_survive_mathjax_and_re_rendered_entries(extension, arxiv, topics)
 def test_a_server_that_is_down_leaves_the_page_alone_and_is_tried_again(
     extension, arxiv, topics, live_server
 ):
-    data.paper("0906.5132", [(topics["gnn"], 0.9)])
+    data.tagged_paper("0906.5132", [(topics["gnn"], 0.9)])
     extension.set_storage({"server": closed_port_url()})
     page = extension.context.new_page()
     errors = []
@@ -101,7 +101,7 @@ def test_a_listing_reports_an_outage_once_not_per_entry(extension, arxiv):
 
 
 def test_a_slow_server_never_blocks_the_page(extension, arxiv, topics, monkeypatch):
-    data.paper("0906.5132", [(topics["gnn"], 0.9)])
+    data.tagged_paper("0906.5132", [(topics["gnn"], 0.9)])
     original = PaperLookupApi.post
 
     def slow(self, request):

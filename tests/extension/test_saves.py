@@ -45,7 +45,7 @@ def open_abs(extension, arxiv, path="/abs/0906.5132", fixture=ABS):
 
 def test_save_puts_the_paper_in_the_default_list(extension, arxiv, topics, personal):
     _, _, default_list = personal
-    data.paper("0906.5132", [(topics["gnn"], 0.9)])
+    data.tagged_paper("0906.5132", [(topics["gnn"], 0.9)])
     page = open_abs(extension, arxiv)
     page.wait_for_selector("select.paperscope-list", timeout=20000)
     assert page.locator("select.paperscope-list option").all_text_contents() == [default_list.name]
@@ -81,8 +81,8 @@ def test_papers_in_followed_topics_stand_out_and_the_rest_can_be_hidden(
 
     user, _, _ = personal
     follow_create(user=user, topic_slug="kilonovae")
-    data.paper("2303.00765", [(topics["kilonovae"], 0.8)])
-    data.paper("2303.00898", [(topics["gnn"], 0.8)])
+    data.tagged_paper("2303.00765", [(topics["kilonovae"], 0.8)])
+    data.tagged_paper("2303.00898", [(topics["gnn"], 0.8)])
     page = extension.context.new_page()
     page.goto(arxiv.serve("/list/astro-ph.HE/new", fixture_html("list_astro-ph.HE_new.html")))
     page.wait_for_selector("dt.paperscope-followed", timeout=20000)

@@ -1,10 +1,11 @@
 """The tagger's labelled paper sets (gold = test, train = fitting) and their loader.
 
-Files (see README.md in this folder): ``<set>_papers.jsonl`` holds the papers and every
-``<set>_labels*.jsonl`` file holds labels ``{id, topics, acceptable, note}`` (a pooled pass adds
-``rejected``: the topics it judged and found not to apply). The label files are
-read fresh on every call and merged by paper id, so another labelling pass can add a file (or
-rewrite one) without touching the code. Only labelled papers belong to a set.
+Files (see README.md in this folder): ``manifest.json`` lists every file of both sets in the
+order they are read, each with its set, kind (``papers`` or ``labels``) and pass. Papers files
+hold the papers; labels files hold ``{id, topics, acceptable, note}`` (a pooled pass adds
+``rejected``: the topics it judged and found not to apply). The files are read fresh on every
+call and labels merged by paper id, so another labelling pass adds a file and a manifest line
+without touching the code. Only labelled papers belong to a set.
 """
 
 from __future__ import annotations
@@ -76,10 +77,29 @@ def _slug_list(value) -> list[str]:
     return [str(v).strip() for v in value if str(v).strip()]
 
 
+MANIFEST = "manifest.json"
+
+
+def set_files(name: str, kind: str, folder: Path = EVAL_DIR) -> list[Path]:
+    """The ``kind`` files (papers or labels) of set ``name``, in manifest order. A JSONL file
+    under the set's folder that the manifest does not list is an error, not silently skipped."""
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    entries = manifest["files"]
+    listed = {e["file"] for e in entries}
+    stray = [
+        p.relative_to(folder).as_posix()
+        for p in sorted((folder / name).rglob("*.jsonl"))
+        if p.relative_to(folder).as_posix() not in listed
+    ]
+    if stray:
+        raise ValueError(f"{MANIFEST} does not list {', '.join(stray)}")
+    return [folder / e["file"] for e in entries if e["set"] == name and e["kind"] == kind]
+
+
 def load_labels(name: str, folder: Path = EVAL_DIR) -> tuple[dict[str, Label], list[str], int]:
-    """Labels of a set from every ``<name>_labels*.jsonl`` (sorted by file name), merged by id:
-    topics and acceptable are unioned; a slug that is a topic in any line is not acceptable."""
-    files = sorted(folder.glob(f"{name}_labels*.jsonl"))
+    """Labels of a set from its labels files (manifest order), merged by id: topics and
+    acceptable are unioned; a slug that is a topic in any line is not acceptable."""
+    files = set_files(name, "labels", folder)
     labels: dict[str, Label] = {}
     duplicates = 0
     for path in files:
@@ -106,17 +126,14 @@ def load_labels(name: str, folder: Path = EVAL_DIR) -> tuple[dict[str, Label], l
         # A later pass may find a rejected topic defensible after all: the kinder verdict wins.
         judged = set(label.topics) | set(label.acceptable)
         label.rejected = [s for s in label.rejected if s not in judged]
-    return labels, [p.name for p in files], duplicates
+    return labels, [p.relative_to(folder).as_posix() for p in files], duplicates
 
 
 def load_set(name: str, folder: Path = EVAL_DIR) -> EvalSet:
     """The labelled papers of ``gold`` or ``train`` with their merged labels (read fresh)."""
     if name not in SETS:
         raise ValueError(f"unknown set {name!r}; expected one of {', '.join(SETS)}")
-    papers_path = folder / f"{name}_papers.jsonl"
-    if not papers_path.exists():
-        raise FileNotFoundError(papers_path)
-    all_papers = _read_jsonl(papers_path)
+    all_papers = [row for path in set_files(name, "papers", folder) for row in _read_jsonl(path)]
     labels, files, duplicates = load_labels(name, folder)
     papers = [p for p in all_papers if str(p["id"]) in labels]
     ids = {str(p["id"]) for p in all_papers}

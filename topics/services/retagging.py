@@ -23,7 +23,7 @@ from django.db.models import Q, QuerySet
 from papers.models import Paper
 from papers.paging import newest_first
 from topics.models import PaperTopic, Topic
-from topics.selectors import tagger_get
+from topics.runtime import paper_input_from, tagger_get
 
 logger = logging.getLogger(__name__)
 
@@ -80,17 +80,12 @@ def _spec(topic: Topic):
 
 def _similar(base: QuerySet, slugs: set[str], exclude: set[int]) -> list[int]:
     """Newest papers for which one of ``slugs`` is among the tagger's scored candidates."""
-    from topics.services.tagging import paper_input_from
-
     tagger = tagger_get()
-    candidate_slugs = getattr(tagger, "candidate_slugs", None)
-    if candidate_slugs is None:  # an engine without it: keyword and tag routes only
-        return []
     fields = ("id", "arxiv_id", "title", "abstract", "categories", "authors")
     papers = [p for p in newest_first(base).only(*fields)[:SIMILARITY_SCAN] if p.id not in exclude]
     if not papers:
         return []
-    found = candidate_slugs([paper_input_from(p) for p in papers])
+    found = tagger.candidate_slugs([paper_input_from(p) for p in papers])
     return [p.id for p, cands in zip(papers, found, strict=True) if slugs.intersection(cands)]
 
 

@@ -32,14 +32,20 @@ from typing import Any
 from django.conf import settings
 
 from papers.models import Paper
+from topics.evaluation import load_set
 from topics.models import PaperTopic, TagFeedback, Topic
-from topics.selectors import (
+from topics.runtime import (
     TAGGER_PRIORS_FILE,
     TAGGER_SCORER_FILE,
-    feedback_verdicts,
+    paper_input_from,
+    scorer_params_stored,
+    shipped_scorer_params,
     tagger_data_dir,
     topic_specs_active,
 )
+from topics.selectors import feedback_verdicts
+from topics.tagger.engine import PaperInput
+from topics.tagger.training import build_pairs, check_training_papers
 
 logger = logging.getLogger(__name__)
 
@@ -72,66 +78,6 @@ class RetrainResult:
         )
 
 
-# --- reading what the last retrain stored --------------------------------------------------------
-def _shipped():
-    from topics.tagger.scoring import ScorerParams
-
-    return ScorerParams.load()
-
-
-def _stored_scorer_raw() -> dict | None:
-    path = tagger_data_dir() / TAGGER_SCORER_FILE
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        logger.warning("ignoring the unreadable stored scorer %s", path, exc_info=True)
-        return None
-
-
-def scorer_params_stored():
-    """The retrained scorer if there is one that fits the shipped scorer, else None (the tagger
-    then uses the shipped one)."""
-    from topics.tagger.scoring import ScorerParams
-
-    raw = _stored_scorer_raw()
-    if raw is None:
-        return None
-    try:
-        params = ScorerParams.from_dict(raw)
-    except (TypeError, ValueError):
-        logger.warning("ignoring a stored scorer the tagger cannot read", exc_info=True)
-        return None
-    shipped = _shipped()
-    same_base = params.fit.get("base_version") == shipped.version
-    same_vectors = dict(params.embedding) == dict(shipped.embedding) and dict(
-        params.rocchio
-    ) == dict(shipped.rocchio)
-    if not (same_base and same_vectors):
-        logger.info(
-            "stored scorer %s was fitted from %s, shipped is %s: using the shipped one",
-            params.version,
-            params.fit.get("base_version"),
-            shipped.version,
-        )
-        return None
-    return params
-
-
-def priors_stored() -> dict[str, dict[str, float]] | None:
-    path = tagger_data_dir() / TAGGER_PRIORS_FILE
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        lift = data["lift"]
-        return {str(c): {str(s): float(v) for s, v in row.items()} for c, row in lift.items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        logger.warning("ignoring unreadable stored priors %s", path, exc_info=True)
-        return None
-
-
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write JSON next to its final name and rename it into place (readers never see half)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -158,8 +104,6 @@ def _gold_ids() -> set[str]:
 
 
 def _paper_inputs(papers):
-    from topics.services.tagging import paper_input_from
-
     return [paper_input_from(p) for p in papers]
 
 
@@ -180,8 +124,8 @@ def _feedback_pairs(tagger, gold_ids: set[str], slug_of: dict[int, str]) -> tupl
         if topic_id in slug_of:
             by_paper.setdefault(paper_id, []).append((slug_of[topic_id], v.confirm, v.added))
     fields = ("id", "arxiv_id", "title", "abstract", "categories", "authors")
-    papers = Paper.objects.only(*fields).in_bulk(list(by_paper))
-    papers = [p for p in papers.values() if p.arxiv_id not in gold_ids]
+    found = Paper.objects.only(*fields).in_bulk(list(by_paper))
+    papers = [p for p in found.values() if p.arxiv_id not in gold_ids]
     if not papers:
         return [], {"papers": 0}
     wanted = [[slug for slug, _, _ in by_paper[p.id]] for p in papers]
@@ -205,12 +149,9 @@ def _feedback_pairs(tagger, gold_ids: set[str], slug_of: dict[int, str]) -> tupl
 def _training_set(parents: dict[str, str | None], gold_ids: set[str]):
     """The labelled training papers with gold slugs (as fit_tagger reads them), or None."""
     try:
-        from topics.evaluation import load_set
-        from topics.management.commands.fit_tagger import check_training_papers
-
         train = load_set("train")
         check_training_papers(train.papers, gold_ids)
-    except Exception:
+    except (OSError, ValueError):  # no label files (a slim install), or a rule broken
         logger.warning("training set unavailable; retraining from feedback only", exc_info=True)
         return None
     gold, acceptable, _unknown = train.gold(parents)
@@ -218,9 +159,6 @@ def _training_set(parents: dict[str, str | None], gold_ids: set[str]):
 
 
 def _training_pairs(tagger, training, mode: str) -> tuple[list, dict]:
-    from topics.management.commands.fit_tagger import build_pairs
-    from topics.tagger.engine import PaperInput
-
     train, gold, acceptable = training
     papers = [PaperInput.coerce(p) for p in train.papers]
     pairs = build_pairs(tagger, papers, gold, acceptable, mode)
@@ -257,7 +195,7 @@ def tagger_retrain(
     if min_new is None:
         min_new = int(getattr(settings, "TAGGER_RETRAIN_MIN_NEW", RETRAIN_MIN_NEW))
     result = RetrainResult()
-    base = _shipped()
+    base = shipped_scorer_params()
     stored = scorer_params_stored()
     last_id = int(stored.fit.get("feedback", {}).get("max_id", 0)) if stored else 0
     latest_id = TagFeedback.objects.order_by("-id").values_list("id", flat=True).first() or 0

@@ -6,14 +6,12 @@ from datetime import date, timedelta
 
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Count, Max
+from django.db.models import Count
 
 from papers.models import Paper
 from topics.models import PaperTopic, Topic, TopicMomentum, TopicWeek
-
-WINDOW_DAYS = 28  # announcement days, not calendar days: arXiv announces five days a week
-SERIES_WEEKS = 26
-
+from topics.momentum import SERIES_WEEKS, WINDOW_DAYS, week_start
+from topics.selectors import latest_announcement
 
 STATS_DEBOUNCE_SECONDS = 10
 
@@ -24,14 +22,6 @@ def topic_stats_schedule() -> None:
 
     if cache.add("topics:stats-scheduled", 1, timeout=STATS_DEBOUNCE_SECONDS):
         topic_stats_task.apply_async(countdown=STATS_DEBOUNCE_SECONDS)
-
-
-def week_start(day: date) -> date:
-    return day - timedelta(days=day.weekday())
-
-
-def latest_announcement() -> date | None:
-    return Paper.objects.aggregate(latest=Max("announced"))["latest"]
 
 
 @transaction.atomic
@@ -74,8 +64,9 @@ def announcement_windows(end: date) -> tuple[date, date]:
         .values_list("announced", flat=True)
         .distinct()[: 2 * WINDOW_DAYS]
     )
-    recent_start = days[:WINDOW_DAYS][-1]
-    previous = days[WINDOW_DAYS:]
+    dated = [d for d in days if d is not None]
+    recent_start = dated[:WINDOW_DAYS][-1]
+    previous = dated[WINDOW_DAYS:]
     return recent_start, previous[-1] if previous else recent_start
 
 

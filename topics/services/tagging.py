@@ -12,22 +12,12 @@ from django.utils import timezone
 from papers.models import Paper
 from papers.paging import newest_first
 from topics.models import PaperTopic, Topic
-from topics.selectors import feedback_verdicts, tagger_get
-from topics.tagger.engine import PaperInput
+from topics.runtime import paper_input_from, tagger_get
+from topics.selectors import feedback_verdicts
 
 logger = logging.getLogger(__name__)
 
 BATCH_SIZE = 500
-
-
-def paper_input_from(paper: Paper) -> PaperInput:
-    return PaperInput(
-        id=paper.arxiv_id,
-        title=paper.title,
-        abstract=paper.abstract,
-        categories=tuple(paper.category_list),
-        authors=tuple(paper.authors),
-    )
 
 
 def papers_tag(*, paper_ids: Iterable[int]) -> int:
@@ -79,7 +69,7 @@ def _tag_batch(paper_ids: list[int]) -> int:
     for row in PaperTopic.objects.filter(paper_id__in=ids).exclude(source=PaperTopic.Source.MODEL):
         kept.setdefault(row.paper_id, []).append(row)
 
-    def blocked(paper_id: int, topic_id: int) -> bool:
+    def blocked(paper_id: int, topic_id: int | None) -> bool:
         """Rejected on this paper, or below a rejected topic."""
         no = rejected.get(paper_id)
         seen = 0

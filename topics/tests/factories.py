@@ -1,4 +1,4 @@
-"""Plain functions that build topics, papers, tags and precomputed statistics for tests.
+"""The test builders of the topics app: areas, topics, tags, weekly counts and momentum.
 
 Rows are written directly (no tagger, no harvest), so page and feed tests do not depend on the
 tagger or the arXiv parsers. Every argument has a sensible default; pass only what a test is about.
@@ -7,27 +7,20 @@ tagger or the arXiv parsers. Every argument has a sensible default; pass only wh
 from __future__ import annotations
 
 import itertools
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
 from papers.models import Paper
+from papers.tests.factories import paper_create
 from topics.models import PaperTopic, Topic, TopicMomentum, TopicWeek
 
 _numbers = itertools.count(1)
 
-LOREM_ABSTRACT = (
-    "We study how agents learn from sparse rewards in long-horizon tasks. Our method combines a "
-    "policy gradient estimator with a learned value baseline and a curriculum over goals. On "
-    "standard continuous-control benchmarks it improves sample efficiency by a wide margin, and "
-    "an ablation shows which components matter. We release code and trained models so that the "
-    "results can be reproduced and extended by others working on the same problems."
-)
-
 
 def area_create(
-    *,
     slug: str = "rl",
     name: str = "Reinforcement Learning",
     code: str = "RL",
+    *,
     description: str = "Reinforcement learning studies agents that learn by trial and error.",
     position: int = 0,
     **extra,
@@ -41,15 +34,19 @@ def area_create(
 
 
 def topic_create(
-    *,
-    parent: Topic,
     slug: str | None = None,
+    *,
+    parent: Topic | None = None,
     name: str | None = None,
     description: str = "",
     position: int | None = None,
     **extra,
 ) -> Topic:
     number = next(_numbers)
+    if parent is None:  # any topic will do: one under a "Machine Learning" area
+        parent = Topic.objects.filter(slug="ml").first() or area_create(
+            "ml", "Machine Learning", "ML", position=number
+        )
     area = parent.area or parent
     return Topic.objects.create(
         slug=slug or f"topic-{number}",
@@ -63,49 +60,10 @@ def topic_create(
     )
 
 
-def paper_create(
-    *,
-    arxiv_id: str | None = None,
-    title: str | None = None,
-    abstract: str = LOREM_ABSTRACT,
-    authors: list[str] | None = None,
-    announced: date | None = date(2025, 3, 3),
-    primary_category: str = "cs.LG",
-    categories: str | None = None,
-    version: int = 1,
-    versions: list[dict] | None = None,
-    **extra,
-) -> Paper:
-    number = next(_numbers)
-    arxiv_id = arxiv_id or f"2503.{number:05d}"
-    if versions is None:
-        submitted = datetime.combine(announced or date(2025, 3, 1), datetime.min.time(), UTC)
-        versions = [
-            {
-                "version": v,
-                "date": (submitted - timedelta(days=2) + timedelta(days=7 * (v - 1))).isoformat(),
-                "size": f"{400 + v}kb",
-            }
-            for v in range(1, version + 1)
-        ]
-    return Paper.objects.create(
-        arxiv_id=arxiv_id,
-        title=title or f"Paper number {number} on learning from sparse rewards",
-        abstract=abstract,
-        authors=authors if authors is not None else ["Ada Lovelace", "Alan Turing"],
-        announced=announced,
-        primary_category=primary_category,
-        categories=categories if categories is not None else primary_category,
-        version=version,
-        versions=versions,
-        **extra,
-    )
-
-
 def tag_create(
-    *,
     paper: Paper,
     topic: Topic,
+    *,
     score: float = 0.8,
     rank: int = 1,
     evidence: dict | None = None,

@@ -5,11 +5,7 @@ whose data folder is the test's own."""
 from __future__ import annotations
 
 import itertools
-from datetime import date
 
-from django.contrib.auth import get_user_model
-
-from papers.models import Paper
 from topics.models import Topic
 from topics.services.taxonomy import TAXONOMY_DIR
 from topics.tagger import load_taxonomy_files
@@ -63,32 +59,6 @@ def mini_taxonomy() -> dict[str, Topic]:
     return topics
 
 
-def paper(
-    title: str,
-    abstract: str = "",
-    *,
-    authors: list[str] | None = None,
-    announced: date = date(2025, 3, 3),
-    categories: str = "cs.LG",
-    arxiv_id: str | None = None,
-) -> Paper:
-    number = next(_numbers)
-    return Paper.objects.create(
-        arxiv_id=arxiv_id or f"2503.{number:05d}",
-        title=title,
-        abstract=abstract,
-        authors=authors if authors is not None else [f"Author {number}"],
-        announced=announced,
-        primary_category=categories.split()[0],
-        categories=categories,
-    )
-
-
-def user(name: str | None = None):
-    name = name or f"reader{next(_numbers)}"
-    return get_user_model().objects.create_user(username=name, password="x" * 20)
-
-
 PPO_PAPER = (
     "Revisiting clipping in proximal policy optimization",
     "Proximal policy optimization (PPO) constrains each policy update with a clipped surrogate "
@@ -112,8 +82,7 @@ GNN_PAPER = (
 
 def isolate_tagger(settings, tmp_path) -> None:
     """A data folder of the test's own and no tagger or cached vectors from other tests."""
-    from topics.selectors import tagger_reset
-    from topics.services.feedback import paper_vectors_reset
+    from topics.runtime import paper_vectors_reset, tagger_reset
 
     settings.DATA_DIR = tmp_path
     tagger_reset()

@@ -15,9 +15,11 @@ import pytest
 
 from accounts.models import Follow
 from accounts.tests.factories import user_create
+from papers.tests.factories import paper_create
 from topics.models import Topic
-from topics.services.stats import SERIES_WEEKS, WINDOW_DAYS, topic_stats_recompute, week_start
-from topics.tests.factories import area_create, paper_create, tag_create, topic_create
+from topics.momentum import SERIES_WEEKS, WINDOW_DAYS, week_start
+from topics.services.stats import topic_stats_recompute
+from topics.tests.factories import area_create, tag_create, topic_create
 
 pytestmark = pytest.mark.django_db
 

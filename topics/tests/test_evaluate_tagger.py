@@ -116,10 +116,10 @@ def test_fit_tagger_writes_a_scorer_from_training_papers(tmp_path):
 def test_labelled_papers_file_is_deterministic_and_its_cached_vectors_fit(tmp_path):
     import numpy as np
 
-    from topics.management.commands.fit_tagger import write_labelled
     from topics.services.taxonomy import TAXONOMY_DIR
     from topics.tagger import Tagger, load_taxonomy_files
     from topics.tagger.engine import load_labelled_papers
+    from topics.tagger.training.pipeline import write_labelled
 
     tagger = Tagger(load_taxonomy_files(TAXONOMY_DIR).topics, neighbours=())
     papers = [PaperInput.coerce(p) for p in _train_papers(6)]
@@ -169,8 +169,8 @@ def test_fitting_hooks_agree_with_tagging(tagger):
     import numpy as np
 
     from topics.evaluation import load_set
-    from topics.management.commands.fit_tagger import decide
     from topics.tagger.scoring import sigmoid
+    from topics.tagger.training.crossval import decide
 
     papers = load_set("train").papers[:6] + [{"id": "empty", "title": ""}]
     tags = tagger.tag_batch(papers)

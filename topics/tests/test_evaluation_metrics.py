@@ -185,31 +185,46 @@ def test_evaluate_separates_areas_from_the_rest():
 
 
 def write_jsonl(path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def write_manifest(folder, files: dict[str, str]) -> None:
+    """files: path -> kind; the set is the first folder of the path."""
+    entries = [{"file": f, "set": f.split("/")[0], "kind": k} for f, k in files.items()]
+    (folder / "manifest.json").write_text(json.dumps({"files": entries}))
 
 
 def test_load_set_merges_label_files_and_reports_unknown_slugs(tmp_path):
     write_jsonl(
-        tmp_path / "gold_papers.jsonl",
+        tmp_path / "gold/papers.jsonl",
         [{"id": "1", "title": "A"}, {"id": "2", "title": "B"}, {"id": "3", "title": "C"}],
     )
     write_jsonl(
-        tmp_path / "gold_labels_a.jsonl",
+        tmp_path / "gold/labels/a.jsonl",
         [
             {"id": "1", "topics": ["ppo"], "acceptable": ["offline"], "note": "x"},
             {"id": "2", "topics": ["gnn", "brand-new"], "acceptable": []},
         ],
     )
     write_jsonl(
-        tmp_path / "gold_labels_pooled.jsonl",
+        tmp_path / "gold/labels/pooled.jsonl",
         [
             {"id": "1", "topics": ["offline"], "acceptable": ["gnn"], "judged": ["x"]},
             {"id": "9", "topics": ["gnn"]},
         ],
     )
+    write_manifest(
+        tmp_path,
+        {
+            "gold/papers.jsonl": "papers",
+            "gold/labels/a.jsonl": "labels",
+            "gold/labels/pooled.jsonl": "labels",
+        },
+    )
     s = load_set("gold", tmp_path)
     assert [p["id"] for p in s.papers] == ["1", "2"]  # paper 3 is unlabelled
-    assert s.label_files == ["gold_labels_a.jsonl", "gold_labels_pooled.jsonl"]
+    assert s.label_files == ["gold/labels/a.jsonl", "gold/labels/pooled.jsonl"]
     assert (s.duplicate_ids, s.unlabelled, s.orphan_labels) == (1, 1, 1)
     assert s.labels["1"].topics == ["ppo", "offline"]
     assert s.labels["1"].acceptable == ["gnn"]  # offline became a topic
@@ -234,21 +249,43 @@ def test_label_files_merge_by_paper_and_the_kinder_verdict_wins(tmp_path):
     from topics.evaluation import load_labels
 
     rows = {
-        "gold_labels_a.jsonl": [{"id": "1", "topics": ["ppo"], "acceptable": ["rl"], "note": "a"}],
-        "gold_labels_b.jsonl": [
+        "gold/b.jsonl": [{"id": "1", "topics": ["ppo"], "acceptable": ["rl"], "note": "a"}],
+        "gold/a.jsonl": [
             {"id": "1", "topics": ["dpo"], "acceptable": ["ppo"], "rejected": ["gan", "rl"]},
             {"id": "2", "topics": [], "acceptable": [], "rejected": ["gan"]},
         ],
     }
     for name, lines in rows.items():
-        (tmp_path / name).write_text("".join(json.dumps(row) + "\n" for row in lines))
+        write_jsonl(tmp_path / name, lines)
+    write_manifest(tmp_path, {"gold/b.jsonl": "labels", "gold/a.jsonl": "labels"})
 
     labels, files, duplicates = load_labels("gold", tmp_path)
 
-    assert files == ["gold_labels_a.jsonl", "gold_labels_b.jsonl"]
+    assert files == ["gold/b.jsonl", "gold/a.jsonl"]  # manifest order, not name order
     assert duplicates == 1
     first = labels["1"]
     assert first.topics == ["ppo", "dpo"]
     assert first.acceptable == ["rl"]  # ppo is clear elsewhere: clear wins over acceptable
     assert first.rejected == ["gan"]  # rl was found acceptable in another pass
     assert labels["2"].rejected == ["gan"]
+
+
+def test_a_label_file_the_manifest_does_not_list_is_an_error(tmp_path):
+    write_jsonl(tmp_path / "gold/papers.jsonl", [{"id": "1", "title": "A"}])
+    write_jsonl(tmp_path / "gold/labels/a.jsonl", [{"id": "1", "topics": ["ppo"]}])
+    write_jsonl(tmp_path / "gold/labels/forgotten.jsonl", [{"id": "1", "topics": ["gnn"]}])
+    write_manifest(tmp_path, {"gold/papers.jsonl": "papers", "gold/labels/a.jsonl": "labels"})
+
+    with pytest.raises(ValueError, match="does not list gold/labels/forgotten.jsonl"):
+        load_set("gold", tmp_path)
+
+
+def test_the_manifest_lists_every_shipped_file_with_its_line_count():
+    from topics.evaluation import EVAL_DIR
+
+    manifest = json.loads((EVAL_DIR / "manifest.json").read_text())
+    on_disk = {p.relative_to(EVAL_DIR).as_posix() for p in EVAL_DIR.glob("*/*/*.jsonl")}
+    assert on_disk == {e["file"] for e in manifest["files"]}
+    for entry in manifest["files"]:
+        lines = (EVAL_DIR / entry["file"]).read_text().count("\n")
+        assert lines == entry["papers"], entry["file"]

@@ -7,18 +7,16 @@ import numpy as np
 import pytest
 
 from accounts.services.feedback import tag_feedback_submit
+from accounts.tests.factories import user_create
+from papers.tests.factories import paper_create
+from topics import runtime
 from topics.models import PaperTopic, TagFeedback
-from topics.selectors import feedback_verdicts, tagger_get, tagger_peek, tagger_reset
+from topics.runtime import paper_input_from, tagger_get, tagger_peek, tagger_reset
+from topics.selectors import feedback_verdicts
 from topics.services import feedback as feedback_services
-from topics.services.tagging import paper_input_from, papers_tag
+from topics.services.tagging import papers_tag
 from topics.tagger import Tagger
-from topics.tests.learning_setup import (
-    GNN_PAPER,
-    OFFLINE_PAPER,
-    PPO_PAPER,
-    paper,
-    user,
-)
+from topics.tests.learning_setup import GNN_PAPER, OFFLINE_PAPER, PPO_PAPER
 
 pytestmark = pytest.mark.django_db
 
@@ -41,13 +39,19 @@ def score_of(tagger, target, slug) -> float:
 def test_a_rejection_removes_the_tag_at_once_and_survives_re_tagging(
     topics, django_capture_on_commit_callbacks
 ):
-    ppo = paper(*PPO_PAPER)
+    ppo = paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1])
     papers_tag(paper_ids=[ppo.id])
     assert {"proximal-policy-optimization", "policy-gradient", "rl"} <= slugs_of(ppo)
     tagger = tagger_get()
     before = score_of(tagger, ppo, "proximal-policy-optimization")
 
-    vote(user(), ppo, "proximal-policy-optimization", "reject", django_capture_on_commit_callbacks)
+    vote(
+        user_create(),
+        ppo,
+        "proximal-policy-optimization",
+        "reject",
+        django_capture_on_commit_callbacks,
+    )
 
     assert "proximal-policy-optimization" not in slugs_of(ppo)
     assert {"policy-gradient", "rl"} <= slugs_of(ppo)  # the parents were not rejected
@@ -64,9 +68,9 @@ def test_a_rejection_removes_the_tag_at_once_and_survives_re_tagging(
 def test_rejecting_a_parent_removes_the_model_tags_below_it(
     topics, django_capture_on_commit_callbacks
 ):
-    ppo = paper(*PPO_PAPER)
+    ppo = paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1])
     papers_tag(paper_ids=[ppo.id])
-    vote(user(), ppo, "policy-gradient", "reject", django_capture_on_commit_callbacks)
+    vote(user_create(), ppo, "policy-gradient", "reject", django_capture_on_commit_callbacks)
     assert not slugs_of(ppo) & {"policy-gradient", "proximal-policy-optimization"}
     papers_tag(paper_ids=[ppo.id])
     assert not slugs_of(ppo) & {"policy-gradient", "proximal-policy-optimization"}
@@ -75,11 +79,11 @@ def test_rejecting_a_parent_removes_the_model_tags_below_it(
 def test_an_added_tag_is_kept_with_its_ancestors_through_re_tagging(
     topics, django_capture_on_commit_callbacks
 ):
-    ppo = paper(*PPO_PAPER)
+    ppo = paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1])
     papers_tag(paper_ids=[ppo.id])
     assert "graph-neural-networks" not in slugs_of(ppo)
 
-    vote(user(), ppo, "graph-neural-networks", "add", django_capture_on_commit_callbacks)
+    vote(user_create(), ppo, "graph-neural-networks", "add", django_capture_on_commit_callbacks)
 
     assert slugs_of(ppo, source="user") == {"graph-neural-networks"}
     assert "ml" in slugs_of(ppo)  # the hierarchy holds at once
@@ -93,13 +97,13 @@ def test_an_added_tag_is_kept_with_its_ancestors_through_re_tagging(
 def test_a_confirmation_teaches_the_loaded_tagger_at_once(
     topics, django_capture_on_commit_callbacks
 ):
-    offline = paper(*OFFLINE_PAPER)
-    ppo = paper(*PPO_PAPER)
+    offline = paper_create(title=OFFLINE_PAPER[0], abstract=OFFLINE_PAPER[1])
+    ppo = paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1])
     papers_tag(paper_ids=[offline.id, ppo.id])
     tagger = tagger_get()
     before = score_of(tagger, ppo, "offline-rl")
 
-    vote(user(), ppo, "offline-rl", "confirm", django_capture_on_commit_callbacks)
+    vote(user_create(), ppo, "offline-rl", "confirm", django_capture_on_commit_callbacks)
 
     assert tagger_peek() is tagger
     assert score_of(tagger, ppo, "offline-rl") > before
@@ -112,9 +116,9 @@ def test_a_confirmation_teaches_the_loaded_tagger_at_once(
 def test_a_changed_mind_and_several_people_settle_on_the_net_verdict(
     topics, django_capture_on_commit_callbacks
 ):
-    ppo = paper(*PPO_PAPER)
+    ppo = paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1])
     papers_tag(paper_ids=[ppo.id])
-    ada, bob, cy = user(), user(), user()
+    ada, bob, cy = user_create(), user_create(), user_create()
     slug = "proximal-policy-optimization"
     vote(ada, ppo, slug, "reject", django_capture_on_commit_callbacks)
     vote(bob, ppo, slug, "confirm", django_capture_on_commit_callbacks)  # 1:1, newest wins
@@ -130,12 +134,16 @@ def test_a_changed_mind_and_several_people_settle_on_the_net_verdict(
 
 
 def test_a_rebuilt_tagger_replays_the_stored_feedback(topics, django_capture_on_commit_callbacks):
-    offline, ppo, gnn = paper(*OFFLINE_PAPER), paper(*PPO_PAPER), paper(*GNN_PAPER)
+    offline, ppo, gnn = (
+        paper_create(title=OFFLINE_PAPER[0], abstract=OFFLINE_PAPER[1]),
+        paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1]),
+        paper_create(title=GNN_PAPER[0], abstract=GNN_PAPER[1]),
+    )
     papers_tag(paper_ids=[offline.id, ppo.id, gnn.id])
     plain = tagger_get()
     untaught = score_of(plain, ppo, "offline-rl")
-    vote(user(), ppo, "offline-rl", "confirm", django_capture_on_commit_callbacks)
-    vote(user(), gnn, "graph-neural-networks", "reject", django_capture_on_commit_callbacks)
+    vote(user_create(), ppo, "offline-rl", "confirm", django_capture_on_commit_callbacks)
+    vote(user_create(), gnn, "graph-neural-networks", "reject", django_capture_on_commit_callbacks)
     taught = score_of(plain, ppo, "offline-rl")
     rejected = score_of(plain, gnn, "graph-neural-networks")
 
@@ -157,13 +165,13 @@ def test_a_rebuilt_tagger_replays_the_stored_feedback(topics, django_capture_on_
 
 
 def test_another_process_catches_up_without_a_rebuild(topics, django_capture_on_commit_callbacks):
-    ppo = paper(*PPO_PAPER)
+    ppo = paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1])
     papers_tag(paper_ids=[ppo.id])
     worker = tagger_get()
     before = score_of(worker, ppo, "offline-rl")
     # A vote stored by another process: no hook runs here.
     TagFeedback.objects.create(
-        user=user(), paper=ppo, topic=topics["offline-rl"], vote=TagFeedback.Vote.ADD
+        user=user_create(), paper=ppo, topic=topics["offline-rl"], vote=TagFeedback.Vote.ADD
     )
     assert score_of(worker, ppo, "offline-rl") == before
     assert tagger_get() is worker  # the next use catches up
@@ -171,10 +179,13 @@ def test_another_process_catches_up_without_a_rebuild(topics, django_capture_on_
 
 
 def test_too_many_new_votes_rebuild_the_tagger(topics, monkeypatch):
-    ppo, gnn = paper(*PPO_PAPER), paper(*GNN_PAPER)
+    ppo, gnn = (
+        paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1]),
+        paper_create(title=GNN_PAPER[0], abstract=GNN_PAPER[1]),
+    )
     worker = tagger_get()
-    monkeypatch.setattr(feedback_services, "CATCH_UP_LIMIT", 1)
-    person = user()
+    monkeypatch.setattr(runtime, "CATCH_UP_LIMIT", 1)
+    person = user_create()
     TagFeedback.objects.create(user=person, paper=ppo, topic=topics["offline-rl"], vote="add")
     TagFeedback.objects.create(user=person, paper=gnn, topic=topics["rl"], vote="reject")
     rebuilt = tagger_get()
@@ -185,10 +196,14 @@ def test_too_many_new_votes_rebuild_the_tagger(topics, monkeypatch):
 def test_paper_vectors_are_cached_in_the_data_folder(
     topics, tmp_path, monkeypatch, django_capture_on_commit_callbacks
 ):
-    papers = [paper(*PPO_PAPER), paper(*OFFLINE_PAPER), paper(*GNN_PAPER)]
+    papers = [
+        paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1]),
+        paper_create(title=OFFLINE_PAPER[0], abstract=OFFLINE_PAPER[1]),
+        paper_create(title=GNN_PAPER[0], abstract=GNN_PAPER[1]),
+    ]
     papers_tag(paper_ids=[p.id for p in papers])
     for p in papers:
-        vote(user(), p, "federated-learning", "reject", django_capture_on_commit_callbacks)
+        vote(user_create(), p, "federated-learning", "reject", django_capture_on_commit_callbacks)
     tagger_reset()
     tagger_get()
     assert (tmp_path / "tagger" / "paper_vectors.npz").is_file()
@@ -202,15 +217,15 @@ def test_paper_vectors_are_cached_in_the_data_folder(
 
     monkeypatch.setattr(Tagger, "embed", counting)
     tagger_reset()
-    feedback_services.paper_vectors_reset()
+    runtime.paper_vectors_reset()
     rebuilt = tagger_get()
     assert embedded == [1]  # only the pipeline probe: the three papers came from the cache
-    vec = feedback_services.paper_vectors(rebuilt, papers[:1])[0]
+    vec = runtime.paper_vectors(rebuilt, papers[:1])[0]
     assert np.allclose(vec, real(rebuilt, [paper_input_from(papers[0])])[0], atol=2e-3)
 
 
 def test_a_vote_on_an_unknown_or_retired_topic_changes_nothing(topics):
-    ppo = paper(*PPO_PAPER)
+    ppo = paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1])
     papers_tag(paper_ids=[ppo.id])
     before = slugs_of(ppo)
     feedback_services.feedback_applied(ppo.id, "no-such-topic", "reject")

@@ -7,8 +7,9 @@ from datetime import date
 import feedparser
 import pytest
 
+from papers.tests.factories import paper_create
 from topics.models import Topic
-from topics.tests.factories import area_create, paper_create, tag_create, topic_page_scenario
+from topics.tests.factories import area_create, tag_create, topic_page_scenario
 
 pytestmark = pytest.mark.django_db
 

@@ -9,11 +9,11 @@ from html.parser import HTMLParser
 import pytest
 
 from papers import views as paper_views
+from papers.tests.factories import paper_create
 from topics.charts import sparkline, weekly_bar_chart
 from topics.tests.factories import (
     area_create,
     momentum_create,
-    paper_create,
     tag_create,
     topic_create,
     topic_page_scenario,

@@ -11,9 +11,10 @@ import pytest
 from django.db import connection, transaction
 
 from papers.models import Paper
+from papers.tests.factories import paper_create
 from topics.models import PaperTopic
 from topics.selectors import topic_related
-from topics.tests.factories import area_create, paper_create, tag_create, topic_create
+from topics.tests.factories import area_create, tag_create, topic_create
 
 pytestmark = pytest.mark.django_db
 

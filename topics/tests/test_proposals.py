@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.db import transaction
 from django.test import Client
 
+from papers.tests.factories import paper_create
 from topics.models import PaperTopic, Topic, TopicProposal
 from topics.services import proposals as proposal_services
 from topics.services.proposals import (
@@ -24,12 +25,7 @@ from topics.services.proposals import (
 )
 from topics.services.tagging import papers_tag
 from topics.tasks import propose_topics_task
-from topics.tests.learning_setup import (
-    GNN_PAPER,
-    OFFLINE_PAPER,
-    PPO_PAPER,
-    paper,
-)
+from topics.tests.learning_setup import GNN_PAPER, OFFLINE_PAPER, PPO_PAPER
 
 pytestmark = pytest.mark.django_db
 
@@ -105,9 +101,9 @@ def corpus(*, widget_authors=AUTHORS) -> dict:
     """8 widget papers from the given first authors, 18 papers the taxonomy covers, 10
     unrelated ones, one old widget paper outside the window; all tagged."""
     widgets = [
-        paper(
-            title,
-            abstract,
+        paper_create(
+            title=title,
+            abstract=abstract,
             authors=[widget_authors[n % len(widget_authors)], "Coauthor Smith"],
             announced=NEWEST - timedelta(days=n * 3),
             categories="physics.ao-ph cs.LG",
@@ -115,15 +111,24 @@ def corpus(*, widget_authors=AUTHORS) -> dict:
         for n, (title, abstract) in enumerate(WIDGET_PAPERS)
     ]
     covered = [
-        paper(f"{title} ({n})", abstract, announced=NEWEST - timedelta(days=n))
+        paper_create(
+            title=f"{title} ({n})",
+            abstract=abstract,
+            authors=[f"Author {n} of {title[:20]}"],  # many first authors: only coverage skips
+            announced=NEWEST - timedelta(days=n),
+        )
         for n in range(6)
         for title, abstract in (PPO_PAPER, OFFLINE_PAPER, GNN_PAPER)
     ]
     noise = [
-        paper(title, abstract, announced=NEWEST - timedelta(days=n))
+        paper_create(title=title, abstract=abstract, announced=NEWEST - timedelta(days=n))
         for n, (title, abstract) in enumerate(NOISE_PAPERS)
     ]
-    old = paper(*WIDGET_PAPERS[0], announced=NEWEST - timedelta(days=60))
+    old = paper_create(
+        title=WIDGET_PAPERS[0][0],
+        abstract=WIDGET_PAPERS[0][1],
+        announced=NEWEST - timedelta(days=60),
+    )
     papers_tag(paper_ids=[p.id for p in [*widgets, *covered, *noise, old]])
     return {"widgets": widgets, "covered": covered, "noise": noise, "old": old}
 
@@ -187,10 +192,12 @@ def test_accepting_creates_the_topic_and_tags_the_members_at_once(
         assert tags[topic.slug].source == "curated"
         assert set(ancestors) <= set(tags)
     # Taggable straight away: a new paper like the members gets the topic from the tagger.
-    fresh = paper(
-        "Quantum sea-ice widgets under snow load",
-        "Snow on top of quantum sea-ice widgets changes the brine readings; we correct widget "
-        "data from Arctic floes for the snow load.",
+    fresh = paper_create(
+        title="Quantum sea-ice widgets under snow load",
+        abstract=(
+            "Snow on top of quantum sea-ice widgets changes the brine readings; we correct "
+            "widget data from Arctic floes for the snow load."
+        ),
         announced=NEWEST,
     )
     papers_tag(paper_ids=[fresh.id])
@@ -292,4 +299,4 @@ def test_c_tf_idf_names_prefer_the_phrase_members_share():
     [(name, phrases)] = class_phrases([cluster], background)
     assert name == "Quantum Sea-Ice Widgets"
     assert phrases[0].lower() == name.lower()
-    assert proposal_services._title_case("LLMs for graph-based RAG") == "LLMs for Graph-Based RAG"
+    assert proposal_services.title_case("LLMs for graph-based RAG") == "LLMs for Graph-Based RAG"

@@ -9,26 +9,22 @@ import json
 import pytest
 from django.conf import settings as django_settings
 
+from accounts.tests.factories import user_create
+from papers.tests.factories import paper_create
 from topics.models import PaperTopic, TagFeedback
-from topics.selectors import tagger_get
+from topics.runtime import tagger_get
 from topics.services import retrain as retrain_services
 from topics.services.tagging import papers_tag
 from topics.tagger import ScorerParams
 from topics.tasks import retrain_tagger_task
-from topics.tests.learning_setup import (
-    GNN_PAPER,
-    OFFLINE_PAPER,
-    PPO_PAPER,
-    paper,
-    user,
-)
+from topics.tests.learning_setup import GNN_PAPER, OFFLINE_PAPER, PPO_PAPER
 
 pytestmark = pytest.mark.django_db
 
 
 def judged_corpus(topics, copies: int = 4) -> list:
     """Papers of three kinds, each judged right on its own topic and wrong on another one."""
-    people = [user() for _ in range(2)]
+    people = [user_create() for _ in range(2)]
     papers = []
     for n in range(copies):
         for (title, abstract), right, wrong in (
@@ -36,7 +32,7 @@ def judged_corpus(topics, copies: int = 4) -> list:
             (OFFLINE_PAPER, "offline-rl", "policy-gradient"),
             (GNN_PAPER, "graph-neural-networks", "federated-learning"),
         ):
-            p = paper(f"{title} (study {n})", abstract)
+            p = paper_create(title=f"{title} (study {n})", abstract=abstract)
             papers.append(p)
             for person in people:
                 TagFeedback.objects.create(
@@ -115,8 +111,8 @@ def test_gold_set_papers_never_enter_the_retrain(topics, monkeypatch):
 
 
 def test_too_little_data_is_reported_not_raised(topics):
-    p = paper(*PPO_PAPER)
-    TagFeedback.objects.create(user=user(), paper=p, topic=topics["rl"], vote="confirm")
+    p = paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1])
+    TagFeedback.objects.create(user=user_create(), paper=p, topic=topics["rl"], vote="confirm")
     result = retrain_services.tagger_retrain(force=True, training_set=False)
     assert not result.retrained
     assert result.reason.startswith("cannot fit")

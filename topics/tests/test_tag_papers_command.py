@@ -9,12 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from papers.models import Paper
+from papers.tests.factories import paper_create
 from topics.models import PaperTopic
-from topics.tests.learning_setup import (
-    GNN_PAPER,
-    PPO_PAPER,
-    paper,
-)
+from topics.tests.learning_setup import GNN_PAPER, PPO_PAPER
 
 pytestmark = pytest.mark.django_db
 
@@ -73,7 +70,10 @@ def test_a_missing_input_file_is_a_clear_error(topics, tmp_path):
 
 
 def test_without_input_it_tags_the_untagged_papers_and_with_all_every_paper(topics):
-    tagged, untagged = paper(*PPO_PAPER), paper(*GNN_PAPER)
+    tagged, untagged = (
+        paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1]),
+        paper_create(title=GNN_PAPER[0], abstract=GNN_PAPER[1]),
+    )
     call_command("tag_papers", "--all")  # both get tags
     PaperTopic.objects.filter(paper=untagged).delete()
     Paper.objects.filter(id=untagged.id).update(tagged_at=None)

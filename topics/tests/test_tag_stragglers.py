@@ -10,15 +10,11 @@ from django.conf import settings as django_settings
 from django.utils import timezone
 
 from papers.models import Paper
+from papers.tests.factories import paper_create
 from topics.models import PaperTopic
 from topics.services.tagging import STRAGGLER_AGE, papers_tag_stragglers
 from topics.tasks import tag_stragglers_task
-from topics.tests.learning_setup import (
-    GNN_PAPER,
-    OFFLINE_PAPER,
-    PPO_PAPER,
-    paper,
-)
+from topics.tests.learning_setup import GNN_PAPER, OFFLINE_PAPER, PPO_PAPER
 
 pytestmark = pytest.mark.django_db
 
@@ -33,8 +29,14 @@ def tag_count(target: Paper) -> int:
 
 
 def test_a_paper_whose_task_was_lost_is_tagged_and_a_queued_one_is_left_alone(topics):
-    lost = stored_ago(paper(*PPO_PAPER), STRAGGLER_AGE + timedelta(minutes=5))
-    queued = stored_ago(paper(*GNN_PAPER), STRAGGLER_AGE - timedelta(minutes=5))
+    lost = stored_ago(
+        paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1]),
+        STRAGGLER_AGE + timedelta(minutes=5),
+    )
+    queued = stored_ago(
+        paper_create(title=GNN_PAPER[0], abstract=GNN_PAPER[1]),
+        STRAGGLER_AGE - timedelta(minutes=5),
+    )
 
     assert tag_stragglers_task() == 1
 
@@ -48,7 +50,7 @@ def test_a_paper_whose_task_was_lost_is_tagged_and_a_queued_one_is_left_alone(to
 
 def test_a_sweep_takes_the_oldest_first_up_to_its_limit_and_the_next_one_the_rest(topics):
     papers = [
-        stored_ago(paper(*source), timedelta(hours=3))
+        stored_ago(paper_create(title=source[0], abstract=source[1]), timedelta(hours=3))
         for source in (PPO_PAPER, GNN_PAPER, OFFLINE_PAPER)
     ]
 
@@ -62,7 +64,7 @@ def test_a_sweep_takes_the_oldest_first_up_to_its_limit_and_the_next_one_the_res
 
 
 def test_a_tagged_paper_is_not_tagged_again(topics):
-    done = stored_ago(paper(*PPO_PAPER), timedelta(hours=3))
+    done = stored_ago(paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1]), timedelta(hours=3))
     papers_tag_stragglers()
     tagged_at = Paper.objects.get(id=done.id).tagged_at
 

@@ -14,6 +14,7 @@ from django.test import Client
 from django.utils import timezone
 
 from papers.models import Paper
+from papers.tests.factories import paper_create
 from topics import tasks
 from topics.models import PaperTopic, Topic
 from topics.services import retagging
@@ -21,12 +22,7 @@ from topics.services.retagging import topics_retag_candidates
 from topics.services.tagging import papers_tag
 from topics.services.taxonomy import taxonomy_load
 from topics.tagger.taxonomy import Taxonomy
-from topics.tests.learning_setup import (
-    GNN_PAPER,
-    MINI,
-    OFFLINE_PAPER,
-    paper,
-)
+from topics.tests.learning_setup import GNN_PAPER, MINI, OFFLINE_PAPER
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +60,11 @@ def test_new_keywords_re_tag_matching_and_tagged_papers_after_the_commit(
     # With 8 topics every topic is among every paper's candidates: leave the similarity route
     # out to see which papers the tag and keyword routes pick.
     monkeypatch.setattr(retagging, "SIMILARITY_SCAN", 0)
-    widgets, fl, gnn = paper(*WIDGETS), paper(*FL_PAPER), paper(*GNN_PAPER)
+    widgets, fl, gnn = (
+        paper_create(title=WIDGETS[0], abstract=WIDGETS[1]),
+        paper_create(title=FL_PAPER[0], abstract=FL_PAPER[1]),
+        paper_create(title=GNN_PAPER[0], abstract=GNN_PAPER[1]),
+    )
     papers_tag(paper_ids=[widgets.id, fl.id, gnn.id])
     assert "federated-learning" not in slugs_of(widgets)
     assert "federated-learning" in slugs_of(fl)
@@ -86,7 +86,7 @@ def test_new_keywords_re_tag_matching_and_tagged_papers_after_the_commit(
 
 
 def test_the_similarity_route_finds_papers_without_the_keywords(topics, monkeypatch):
-    gnn = paper(*GNN_PAPER)
+    gnn = paper_create(title=GNN_PAPER[0], abstract=GNN_PAPER[1])
     papers_tag(paper_ids=[gnn.id])
     topic = topics["diffusion-models"]
     assert topics_retag_candidates([topic.id]) == [gnn.id]  # a candidate topic of the paper
@@ -95,7 +95,7 @@ def test_the_similarity_route_finds_papers_without_the_keywords(topics, monkeypa
 
 
 def test_an_edit_in_the_admin_re_tags(topics, django_capture_on_commit_callbacks):
-    widgets = paper(*WIDGETS)
+    widgets = paper_create(title=WIDGETS[0], abstract=WIDGETS[1])
     papers_tag(paper_ids=[widgets.id])
     admin = get_user_model().objects.create_superuser("admin", "a@example.org", "x" * 20)
     client = Client()
@@ -124,7 +124,7 @@ def test_an_edit_in_the_admin_re_tags(topics, django_capture_on_commit_callbacks
 
 
 def test_retiring_a_topic_removes_its_model_tags(topics, django_capture_on_commit_callbacks):
-    offline = paper(*OFFLINE_PAPER)
+    offline = paper_create(title=OFFLINE_PAPER[0], abstract=OFFLINE_PAPER[1])
     papers_tag(paper_ids=[offline.id])
     assert "offline-rl" in slugs_of(offline)
     topic = topics["offline-rl"]
@@ -205,7 +205,7 @@ def _spec(topic: Topic):
 
 
 def test_candidates_are_bounded_and_skip_papers_tagged_since_the_edit(topics):
-    fl_papers = [paper(f"{FL_PAPER[0]} {n}", FL_PAPER[1]) for n in range(6)]
+    fl_papers = [paper_create(title=f"{FL_PAPER[0]} {n}", abstract=FL_PAPER[1]) for n in range(6)]
     papers_tag(paper_ids=[p.id for p in fl_papers])
     topic_id = topics["federated-learning"].id
     assert len(topics_retag_candidates([topic_id])) == 6

@@ -37,7 +37,7 @@ TARGETS = {
 def build_tagger(*, from_db: bool = False, scorer: Path | None = None):
     """The tagger under evaluation and a description of where it came from."""
     if from_db:
-        from topics.selectors import tagger_get
+        from topics.runtime import tagger_get
 
         tagger = tagger_get()
         if not tagger.topics:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from topics.selectors import tagger_get
+from topics.runtime import tagger_get
 from topics.services.tagging import papers_retag_all, papers_tag_untagged
 from topics.tagger.engine import PaperInput
 

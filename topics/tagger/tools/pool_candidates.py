@@ -97,7 +97,7 @@ def main() -> None:
                     {
                         "slug": s,
                         "name": specs[s].name,
-                        "parent": specs[specs[s].parent].name,
+                        "parent": specs[str(specs[s].parent)].name,
                         "about": first_sentences(specs[s].description),
                     }
                     for s in pooled
@@ -110,8 +110,8 @@ def main() -> None:
         with open(args.out / f"pool_{n + 1}.jsonl", "w", encoding="utf-8") as fh:
             for item in pools[n * size : (n + 1) * size]:
                 fh.write(json.dumps(item, ensure_ascii=False) + "\n")
-    judged = sum(len(p["to_judge"]) for p in pools)
-    print(f"{len(pools)} papers, {judged} topics to judge ({judged / len(pools):.1f} per paper)")
+    to_judge = sum(len(p["to_judge"]) for p in pools)
+    print(f"{len(pools)} papers, {to_judge} topics to judge ({to_judge / len(pools):.1f} a paper)")
 
 
 if __name__ == "__main__":

@@ -43,12 +43,35 @@ def known_names(path: Path) -> set[str]:
     return names
 
 
-def phrase_pattern(spec) -> re.Pattern | None:
-    phrases = [p for p in (spec.name, *spec.aliases) if len(p) >= 4]
-    if not phrases:
-        return None
-    alt = "|".join(re.escape(p.lower()) for p in phrases)
-    return re.compile(rf"\b(?:{alt})s?\b")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> tuple[str, ...]:
+    """Lower-case word tokens, a trailing plural "s" dropped (so "world models" meets "World
+    Model")."""
+    return tuple(
+        w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORD.findall(text.lower())
+    )
+
+
+def phrase_index(specs) -> dict[tuple[str, ...], set[str]]:
+    """Each topic's name and aliases as word tuples -> the topics they name."""
+    index: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    for slug, spec in specs.items():
+        for phrase in (spec.name, *spec.aliases):
+            key = words(phrase)
+            if key and len(" ".join(key)) >= 4:
+                index[key].add(slug)
+    return index
+
+
+def phrase_hits(text: str, index: dict, longest: int) -> set[str]:
+    tokens = words(text)
+    found: set[str] = set()
+    for i in range(len(tokens)):
+        for n in range(1, longest + 1):
+            found |= index.get(tokens[i : i + n], set())
+    return found
 
 
 def crc(paper_id: str) -> int:
@@ -105,11 +128,11 @@ def main() -> None:
     main_ranked, fallback_ranked = ranked(tagger), ranked(fallback)
 
     candidates: dict[str, list[int]] = defaultdict(list)
-    patterns = {slug: phrase_pattern(spec) for slug, spec in specs.items() if not spec.is_area}
+    index = phrase_index({slug: spec for slug, spec in specs.items() if not spec.is_area})
+    longest = max(len(k) for k in index)
     for i, paper in enumerate(papers):
-        text = f"{paper.title} {paper.abstract}".lower()
         hits = {s for s in main_ranked[i][: args.top_k]} | {s for s in fallback_ranked[i][:2]}
-        hits |= {s for s, pat in patterns.items() if pat is not None and pat.search(text)}
+        hits |= phrase_hits(f"{paper.title} {paper.abstract}", index, longest)
         for slug in hits:
             candidates[slug].append(i)
 
@@ -131,7 +154,8 @@ def main() -> None:
 
     for slug in sorted(known):
         draw(slug, args.per_topic, f"known:{slug}")
-    for slug in sorted(set(patterns) - known):
+    others = {s for s, spec in specs.items() if not spec.is_area} - known
+    for slug in sorted(others):
         draw(slug, args.per_other, f"topic:{slug}")
     for i in sorted(range(len(papers)), key=lambda i: crc(papers[i].id)):
         if len(chosen) >= args.count:
@@ -163,7 +187,7 @@ def main() -> None:
         with open(args.out / f"pool_{n + 1}.jsonl", "w", encoding="utf-8") as fh:
             for item in pools[n * size : (n + 1) * size]:
                 fh.write(json.dumps(item, ensure_ascii=False) + "\n")
-    reasons = defaultdict(int)
+    reasons: dict[str, int] = defaultdict(int)
     for why in chosen.values():
         reasons[why.split(":")[0]] += 1
     print(f"{len(pools)} papers drawn: {dict(reasons)}")

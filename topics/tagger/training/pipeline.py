@@ -1,0 +1,289 @@
+"""Fitting the tagger's scorer on the training set: the steps ``manage.py fit_tagger`` and the
+scheduled retrain run. The method and its reasons are in this package's ``__init__`` docstring.
+
+    result = fit(FitOptions(name="fit-8"), log=print)
+    save(result, FitOptions().out)
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from topics.evaluation import EVAL_DIR, load_set
+from topics.tagger.engine import PaperInput, Tagger, encode_vector
+from topics.tagger.scoring import SCORER_PATH, ScorerParams, fit_scorer
+from topics.tagger.taxonomy import load_taxonomy_files
+from topics.tagger.training.crossval import (
+    ACCEPTABLE_MODES,
+    BASE_SCORER,
+    KNN_K,
+    L2_GRID,
+    LABELLED_FILE,
+    TOLERANCE,
+    FoldData,
+    build_pairs,
+    check_training_papers,
+    evaluate_variant,
+    fit_fallback,
+    rounded,
+)
+
+TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"  # topics/taxonomy
+
+
+@dataclass
+class FitOptions:
+    name: str = "fit-7"
+    out: Path = SCORER_PATH
+    base: Path = BASE_SCORER
+    folds: int = 5
+    acceptable: str = "negative"
+    l2: float = 3.0
+    calibrate_top: int = 5  # Platt on each paper's N best topics (0: all candidates)
+    top_k: int = 0  # candidates per similarity (0: the base scorer's)
+    knn_k: int = KNN_K
+    search: bool = False  # also cross-validate the acceptable mode x l2
+    limit: int = 0  # first N training papers (tests)
+    taxonomy_dir: Path = TAXONOMY_DIR
+
+
+@dataclass
+class FitResult:
+    scorer: ScorerParams
+    tagger: Tagger  # with every labelled training paper as its kNN memory
+    labelled: list[tuple[PaperInput, list[str]]]
+    cv_results: list[dict] = field(default_factory=list)
+    chosen: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Training:
+    papers: list[PaperInput]
+    labels: list[list[str]]
+    gold: list[set]
+    acceptable: list[set]
+    y: np.ndarray  # (papers, topics) strict gold with ancestors
+    label_files: list[str]
+    announced: tuple[str, str]
+
+
+def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> FitResult:
+    """Cross-validate the variants, pick one, fit it on every training paper. Raises
+    ``ValueError`` for bad options and :class:`TrainingDataError` for a bad training set."""
+    started = time.perf_counter()
+    if opts.folds < 2:
+        raise ValueError("--folds must be at least 2")
+    base = _base_scorer(opts)
+    taxonomy = load_taxonomy_files(opts.taxonomy_dir)
+    data = _training_data(taxonomy, opts, log)
+    log(
+        f"training set: {len(data.papers)} labelled papers announced "
+        f"{data.announced[0]}..{data.announced[1]} ({', '.join(data.label_files)}); taxonomy "
+        f"v{taxonomy.version}, {len(taxonomy.topics)} topics; base scorer {base.version}"
+    )
+    tagger = Tagger(taxonomy.topics, params=base, neighbours=())
+    knn = base.candidates["knn_k"] > 0
+    cv_results = _cross_validate(tagger, base, data, opts, knn=knn, log=log)
+    chosen = _choose(cv_results)
+    mode, l2, best = chosen["acceptable"], chosen["l2"], chosen["best"]
+    a, c = chosen["platt"]
+    labelled = [(p, lab) for p, lab in zip(data.papers, data.labels, strict=True) if knn and lab]
+    tagger.set_neighbours(labelled)  # every training paper, each left out of its own kNN
+    pairs = build_pairs(tagger, data.papers, data.gold, data.acceptable, mode)
+    fitted = fit_scorer(pairs, base=base, l2=l2, calibration_fraction=0.0, version=opts.name)
+    weights = dict(fitted.weights)
+    for f in fitted.fit.get("kept_from_base", []):  # same effect on the final logit as base
+        weights[f] = float(base.weights.get(f, 0.0)) * float(base.platt[0]) / a
+    n_pos = sum(1 for p in pairs if p[1] and p[3] >= 1)
+    fit_info = _fit_info(opts, base, taxonomy, data, labelled, chosen, len(pairs), n_pos, fitted)
+    fallback = None
+    if knn:  # the same variant without labelled papers: for a tagger that has none
+        fallback = fit_fallback(
+            tagger, base, data.papers, data.gold, data.acceptable, data.y,
+            mode=mode, l2=l2, folds=opts.folds, top=opts.calibrate_top, name=opts.name,
+        )  # fmt: skip
+        fit_info["fallback_cv"] = c0 = fallback.fit["cv"]
+        log(
+            f"fallback without labelled papers (CV): micro-F1 {c0['micro_f1']:.3f}, ECE "
+            f"{c0['ece']:.3f}, candidate recall@50 {c0['candidate_recall_at_50']:.3f}, "
+            f"threshold {c0['threshold']:.2f}, floor {c0['floor']:.2f}"
+        )
+    selection = {**base.selection, "threshold": best["threshold"], "floor": best["floor"]}
+    fitted = replace(
+        fitted, weights=weights, platt=(a, c), selection=selection, fit=fit_info, fallback=fallback
+    )
+    log(
+        f"final: {len(pairs)} pairs ({n_pos} positive) from {len(data.papers)} papers, "
+        f"acceptable={mode}, l2={l2}; Platt a={a:.3f} c={c:.3f}; threshold "
+        f"{best['threshold']:.2f}, floor {best['floor']:.2f}"
+    )
+    log("weights: " + ", ".join(f"{f} {w:+.3f}" for f, w in fitted.weights.items()))
+    log(f"bias {fitted.bias:.3f}; fitted in {time.perf_counter() - started:.1f} s")
+    return FitResult(fitted, tagger, labelled, cv_results, chosen)
+
+
+def save(result: FitResult, out: Path) -> Path:
+    """Write the scorer and, next to it, the labelled papers its kNN reads."""
+    result.scorer.save(out)
+    target = Path(out).parent / LABELLED_FILE
+    write_labelled(target, result.labelled, result.tagger)
+    return target
+
+
+def _base_scorer(opts: FitOptions) -> ScorerParams:
+    base = ScorerParams.load(opts.base)
+    cands = {**base.candidates, "knn_k": max(0, opts.knn_k)}
+    if opts.top_k:
+        cands["top_k"] = opts.top_k
+    return replace(base, candidates=cands)
+
+
+def _training_data(taxonomy, opts: FitOptions, log) -> _Training:
+    train = load_set("train")
+    check_training_papers(train.papers, {p["id"] for p in load_set("gold").papers})
+    if opts.limit:
+        train.papers = train.papers[: opts.limit]
+    gold, acceptable, unknown = train.gold({t.slug: t.parent for t in taxonomy.topics})
+    if unknown:
+        log(f"WARNING: label slugs not in the taxonomy, ignored: {sorted(set(unknown))}")
+    papers = [PaperInput.coerce(p) for p in train.papers]
+    pos = {t.slug: j for j, t in enumerate(taxonomy.topics)}
+    y = np.zeros((len(papers), len(pos)), dtype=bool)
+    for i, g in enumerate(gold):
+        y[i, [pos[s] for s in g]] = True
+    announced = sorted(str(p.get("announced", ""))[:10] for p in train.papers)
+    return _Training(
+        papers=papers,
+        labels=[train.labels[p.id].topics for p in papers],
+        gold=gold,
+        acceptable=acceptable,
+        y=y,
+        label_files=train.label_files,
+        announced=(announced[0], announced[-1]),
+    )
+
+
+def _cross_validate(tagger, base, data: _Training, opts: FitOptions, *, knn: bool, log) -> list:
+    variants = [(opts.acceptable, opts.l2)]
+    if opts.search:
+        variants = [(m, l2) for m in ACCEPTABLE_MODES for l2 in L2_GRID]
+    labels = data.labels if knn else [[]] * len(data.papers)
+    folds = FoldData(tagger, data.papers, labels, opts.folds)
+    results = []
+    for mode, l2 in variants:
+        cv = evaluate_variant(
+            tagger, base, data.papers, folds, data.gold, data.acceptable, mode, data.y,
+            l2=l2, top=opts.calibrate_top,
+        )  # fmt: skip
+        b = cv["best"]
+        results.append({"acceptable": mode, "l2": l2, **cv})
+        log(
+            f"  CV acceptable={mode:<8} l2={l2:<5} threshold {b['threshold']:.2f} "
+            f"floor {b['floor']:.2f}: micro-F1 {b['micro_f1']:.3f} (P {b['precision']:.3f} "
+            f"R {b['recall']:.3f}), ECE {b['ece']:.3f}, coverage {b['coverage']:.3f}, "
+            f"candidate recall@50 {b['candidate_recall_at_50']:.3f}, P@3 {b['p_at_3']:.3f} "
+            f"(bound {b['p_at_3_bound']:.3f}; {b['p_at_3_ge3_gold']:.3f} on papers with "
+            f">= 3 gold topics)"
+        )
+    return results
+
+
+def _choose(cv_results: list[dict]) -> dict:
+    """Best micro-F1; within the noise tolerance, the better calibrated."""
+    best_f1 = max(r["best"]["micro_f1"] for r in cv_results)
+    return min(
+        (r for r in cv_results if r["best"]["micro_f1"] >= best_f1 - TOLERANCE),
+        key=lambda r: (r["best"]["ece"], -r["best"]["micro_f1"]),
+    )
+
+
+def _fit_info(opts, base, taxonomy, data, labelled, chosen, n_pairs, n_pos, fitted) -> dict:
+    """What the scorer file records about how it was made (provenance and out-of-fold figures)."""
+    mode, l2, top = chosen["acceptable"], chosen["l2"], opts.calibrate_top
+    return {
+        "method": (
+            "logistic regression (numpy Newton, L2, balanced classes) on all training pairs; "
+            f"Platt on out-of-fold scores of each paper's {top or 'all'} best non-area "
+            "topics; threshold/floor by out-of-fold micro-F1"
+        ),
+        "command": f"manage.py fit_tagger --name {opts.name}"
+        + (" --search" if opts.search else f" --acceptable {mode} --l2 {l2}")
+        + f" --folds {opts.folds} --calibrate-top {top}"
+        + (f" --top-k {opts.top_k}" if opts.top_k else "")
+        + f" --knn-k {base.candidates['knn_k']}",
+        "data": {
+            "set": "train",
+            "label_files": data.label_files,
+            "labels_sha256": label_digest(data.label_files),
+            "papers": len(data.papers),
+            "announced": list(data.announced),
+            "taxonomy_version": taxonomy.version,
+            "topics": len(taxonomy.topics),
+        },
+        "labelled_papers": {
+            "file": LABELLED_FILE,
+            "papers": len(labelled),
+            "sha256": labelled_digest(labelled),
+            "knn_k": base.candidates["knn_k"],
+        },
+        "pairs": n_pairs,
+        "pairs_positive": n_pos,
+        "acceptable": mode,
+        "l2": l2,
+        "kept_from_base": fitted.fit.get("kept_from_base", []),
+        "cv_folds": opts.folds,
+        "cv": rounded(chosen["best"]),
+    }
+
+
+# --- the labelled papers (the kNN memory) and their digests --------------------------------------
+def label_digest(names: list[str]) -> str:
+    """sha256 (first 16 hex digits) of the label files' bytes: which labels a scorer saw."""
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update((EVAL_DIR / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def labelled_rows(labelled, tagger=None) -> list[dict]:
+    """JSON rows of the labelled papers; with ``tagger``, each with its cached vector (float16,
+    base64) and the fingerprint of the embedding pipeline it is valid for."""
+    rows = [
+        {
+            "id": p.id,
+            "title": p.title,
+            "abstract": p.abstract,
+            "categories": list(p.categories),
+            "topics": list(topics),
+        }
+        for p, topics in labelled
+    ]
+    if tagger is not None and rows:
+        fingerprint = tagger.embedding_fingerprint()
+        vecs = tagger.embed([p for p, _ in labelled])
+        for row, vec in zip(rows, vecs, strict=True):
+            row["embedding"] = fingerprint
+            row["vec"] = encode_vector(vec)
+    return rows
+
+
+def labelled_digest(labelled) -> str:
+    text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in labelled_rows(labelled))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def write_labelled(path: Path, labelled, tagger=None) -> None:
+    """The labelled papers the tagger's kNN reads (``engine.load_labelled_papers``): JSON lines
+    (with cached vectors when ``tagger`` is given: no re-embedding at start-up), gzip without a
+    timestamp, so the same labels give the same bytes."""
+    text = "".join(json.dumps(r) + "\n" for r in labelled_rows(labelled, tagger))
+    with path.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+        gz.write(text.encode("utf-8"))
