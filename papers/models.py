@@ -51,6 +51,22 @@ class Paper(models.Model):
     def __str__(self) -> str:
         return f"{self.arxiv_id}v{self.version}: {self.title[:60]}"
 
+    # What papers.rows.decorate_rows adds for a list row and the reading view's pane (never
+    # stored); the feed adds `matched` and `saved`.
+    all_tags: list
+    shown_tags: list
+    more_tags: int
+    shown_authors: list[str]
+    more_authors: int
+    detail_authors: list[str]
+    more_detail_authors: int
+    shown_affiliations: list[str]
+    more_affiliations: int
+    detail_affiliations: list[str]
+    more_detail_affiliations: int
+    matched: list
+    saved: bool
+
     @property
     def category_list(self) -> list[str]:
         return self.categories.split()

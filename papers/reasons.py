@@ -24,7 +24,9 @@ def _text(entry) -> str:
 
 
 def _phrase_part(evidence: dict) -> str:
-    phrases = next((evidence[k] for k in PHRASE_KEYS if isinstance(evidence.get(k), list)), [])
+    phrases: list = next(
+        (evidence[k] for k in PHRASE_KEYS if isinstance(evidence.get(k), list)), []
+    )
     entries = [p for p in phrases if _text(p)]
     if not entries:
         return ""

@@ -72,6 +72,9 @@ class PaperTopic(models.Model):
     # and that index (declared per database, so it is not in Meta.indexes).
     announced = models.DateField(null=True, blank=True, editable=False)
 
+    # The one-line reason a page shows beside the chip (papers.reasons; never stored).
+    reason: str
+
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["paper", "topic"], name="papertopic_unique"),

@@ -230,7 +230,7 @@ def trending_topics(*, topics: list[Topic], limit: int) -> list[Topic]:
         return summary["change"] is None or summary["change"] >= 0.005
 
     def score(topic: Topic) -> float:
-        summary = topic.momentum_summary
+        summary = topic.momentum_summary or {}
         return (summary["recent_count"] + TRENDING_SMOOTHING) / (
             summary["previous_count"] + TRENDING_SMOOTHING
         )

@@ -65,7 +65,8 @@ def _work(entry: dict) -> Work:
     for item in entry.get("authorships") or []:
         if not isinstance(item, dict):
             continue
-        author = item.get("author") if isinstance(item.get("author"), dict) else {}
+        author = item.get("author")
+        author = author if isinstance(author, dict) else {}
         name = str(author.get("display_name") or item.get("raw_author_name") or "").strip()
         names = [
             str(i.get("display_name")).strip()
@@ -150,6 +151,7 @@ def openalex_client() -> OpenAlexClient | None:
     if not settings.OPENALEX_URL:
         return None
     delay = settings.OPENALEX_REQUEST_DELAY
+    gate: RedisRequestGate | DatabaseRequestGate
     if settings.REDIS_URL:
         import redis
 
@@ -170,6 +172,6 @@ def openalex_client() -> OpenAlexClient | None:
         http,
         settings.OPENALEX_URL,
         mailto=settings.OPENALEX_MAILTO,
-        api_key=settings.OPENALEX_API_KEY,
+        api_key=settings.OPENALEX_API_KEY or "",
         cache=cache,
     )

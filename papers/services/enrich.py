@@ -112,10 +112,12 @@ def _store(batch: list[str], works: dict[str, Work]) -> int:
 
 
 def _unreachable(exc: BaseException) -> bool:
-    while exc is not None:
-        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+    """Whether the failure was never getting a connection (not a slow or refusing server)."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, httpx.ConnectError | httpx.ConnectTimeout):
             return True
-        exc = exc.__cause__
+        cause = cause.__cause__
     return False
 
 

@@ -15,8 +15,8 @@ from papers.clients.http import ArxivHttp
 from papers.clients.openalex import TRANSIENT_STATUSES, OpenAlexClient, arxiv_id_of
 from papers.models import Paper
 from papers.services.enrich import enrich_papers, papers_to_enrich
+from papers.tests.factories import paper_create
 from tests.fake_openalex import FakeOpenAlex
-from topics.tests.factories import paper_create
 
 pytestmark = pytest.mark.django_db
 

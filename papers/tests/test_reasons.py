@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from papers.reasons import reason_line
-from topics.tests.factories import area_create, paper_create, tag_create, topic_create
+from papers.tests.factories import paper_create
+from topics.tests.factories import area_create, tag_create, topic_create
 
 
 def test_the_title_comes_first_then_the_neighbours():

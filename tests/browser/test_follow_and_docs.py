@@ -8,8 +8,10 @@ import os
 import pytest
 
 from accounts.models import Follow
-from accounts.tests.factories import PASSWORD, area_create, paper_create, topic_create, user_create
+from accounts.tests.factories import PASSWORD, user_create
+from papers.tests.factories import paper_create
 from tests.chromium import launch, watch_strictly
+from topics.tests.factories import area_create, topic_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
