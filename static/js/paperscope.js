@@ -288,6 +288,10 @@
 
   function init() {
     document.documentElement.classList.add("js");
+    // Touch screens: key hints go (pages.css), also where a media query alone is not re-read.
+    if (window.matchMedia && window.matchMedia("(hover: none), (pointer: coarse)").matches) {
+      document.documentElement.classList.add("touch");
+    }
     setupAbstracts();
     setupHelpButtons();
     setupReader();

@@ -173,6 +173,8 @@ def journey(visit: Visit, username: str) -> None:
     expect(page).to_have_url(f"{base}/feed/")
     expect(rows).to_have_count(8)
     visit.check()
+    if visit.mobile:
+        expect(page.locator(".key-hints")).to_be_hidden()
     visit.shot("feed")
 
     # The reading view: J/K move the selection, the pane follows, S saves, X hides.
