@@ -160,6 +160,8 @@ def journey(visit: Visit, username: str) -> None:
     expect(page).to_have_url(f"{base}/topics/policy-gradient/")
     follow = page.locator("[data-follow-form] button")
     expect(follow).to_have_text("Follow")
+    button, text = follow.bounding_box(), page.locator(".topic-head .description").bounding_box()
+    assert button["y"] + button["height"] + 8 <= text["y"]  # Follow does not touch the text
     follow.click()
     expect(follow).to_have_text("Following")
     expect(page).to_have_url(f"{base}/topics/policy-gradient/")
