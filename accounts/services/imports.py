@@ -16,6 +16,7 @@ from django.utils.html import strip_tags
 from accounts.errors import InvalidInput
 from accounts.models import NOTE_MAX_LENGTH, ListItem
 from accounts.services.citations import bibtex_unescape_text
+from accounts.services.exports import csv_cell_is_formula
 from accounts.services.lists import NewItem, list_items_add
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id
 
@@ -170,7 +171,8 @@ _CSV_NOTE_COLUMNS = ("note", "notes")
 
 
 def _csv_text(value: str) -> str:
-    return value[1:] if value[:2] in ("'=", "'+", "'-", "'@") else value
+    # Undo exports.csv_cell: the `'` it put before a cell a spreadsheet would run.
+    return value[1:] if value[:1] == "'" and csv_cell_is_formula(value[1:]) else value
 
 
 def parse_csv(content: str) -> ParsedImport:
