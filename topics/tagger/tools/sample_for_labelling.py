@@ -65,8 +65,13 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--pool", type=int, default=20, help="candidates shown per scorer")
     parser.add_argument("--parts", type=int, default=6)
-    parser.add_argument("--exclude", type=Path, action="append", default=[],
-                        help="JSONL files whose ids are already taken (earlier batches)")
+    parser.add_argument(
+        "--exclude",
+        type=Path,
+        action="append",
+        default=[],
+        help="JSONL files whose ids are already taken (earlier batches)",
+    )
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
 
