@@ -374,3 +374,15 @@ class PrivateFeed(models.Model):
     def __str__(self) -> str:
         what = f"list {self.reading_list_id}" if self.reading_list_id else "feed"
         return f"{self.user_id} {what}"
+
+
+class RateCounter(models.Model):
+    """One rate-limit counter where the cache cannot increment atomically (the file cache of the
+    embedded default): accounts.ratelimit updates it with `count = count + 1`."""
+
+    key = models.CharField(max_length=64, unique=True)
+    count = models.PositiveIntegerField(default=0)
+    expires_at = models.FloatField()  # time.time() when the window ends
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.count}"

@@ -9,10 +9,8 @@ from django.http import Http404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
-from rest_framework.views import APIView
 
-from config.api import ApiAutoSchema, BadRequest, page_of
+from config.api import ApiAutoSchema, BadRequest, PublicApi, page_of
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id, split_valid_ids
 from papers.paging import NewestFirstPagination
 from papers.selectors import paper_get, paper_list, paper_lookup_rows
@@ -40,8 +38,7 @@ def with_etag(request, body) -> Response:
     return response
 
 
-class PaperDetailApi(APIView):
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+class PaperDetailApi(PublicApi):
     schema = ApiAutoSchema()
 
     @extend_schema(responses=PaperDetailOutput, summary="One paper by any form of its arXiv id")
@@ -56,8 +53,7 @@ class PaperDetailApi(APIView):
         return with_etag(request, PaperDetailOutput(paper).data)
 
 
-class PaperListApi(APIView):
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+class PaperListApi(PublicApi):
     schema = ApiAutoSchema()
 
     class FilterInput(serializers.Serializer):
@@ -96,11 +92,10 @@ class PaperListApi(APIView):
         return with_etag(request, paging.body(PaperOutput(page, many=True).data))
 
 
-class PaperLookupApi(APIView):
+class PaperLookupApi(PublicApi):
     """What the extension calls once per arXiv listing page: known papers with their tags, and
     the ids we do not have yet, which are queued for an on-demand fetch."""
 
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
     schema = ApiAutoSchema()
 
     class LookupInput(serializers.Serializer):
