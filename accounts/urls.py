@@ -16,7 +16,7 @@ urlpatterns = [
     path("accounts/logout/", auth.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password/change/",
-        auth_views.PasswordChangeView.as_view(),
+        auth.PasswordChangeView.as_view(),
         name="password_change",
     ),
     path(
@@ -26,7 +26,7 @@ urlpatterns = [
     ),
     path(
         "accounts/password/reset/",
-        auth_views.PasswordResetView.as_view(),
+        auth.PasswordResetView.as_view(),
         name="password_reset",
     ),
     path(
@@ -36,7 +36,7 @@ urlpatterns = [
     ),
     path(
         "accounts/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(),
+        auth.PasswordResetConfirmView.as_view(),
         name="password_reset_confirm",
     ),
     path(

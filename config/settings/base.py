@@ -180,9 +180,13 @@ EMAIL_TIMEOUT = 10
 DEFAULT_FROM_EMAIL = env_email("DEFAULT_FROM_EMAIL", "paperscope@localhost.localdomain")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
-# Digests (accounts.services.delivery). Links in the mail point at DIGEST_BASE_URL, the address
-# people reach the site at; weekly digests go out on the chosen weekday in DIGEST_TIMEZONE.
-DIGEST_BASE_URL = env_url("DIGEST_BASE_URL", "http://127.0.0.1:8000", schemes=("http", "https"))
+# The address people reach the site at (scheme and host). Links in mail (password resets,
+# digests) are built from it, never from the request's Host header, which a client chooses.
+SITE_URL = env_url("SITE_URL", "http://127.0.0.1:8000", schemes=("http", "https"))
+
+# Digests (accounts.services.delivery). Links in the mail point at DIGEST_BASE_URL (by default
+# SITE_URL); weekly digests go out on the chosen weekday in DIGEST_TIMEZONE.
+DIGEST_BASE_URL = env_url("DIGEST_BASE_URL", SITE_URL, schemes=("http", "https"))
 DIGEST_TIMEZONE = env_str("DIGEST_TIMEZONE", "America/New_York") or "America/New_York"
 try:
     zoneinfo.ZoneInfo(DIGEST_TIMEZONE)
