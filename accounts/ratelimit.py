@@ -43,13 +43,13 @@ def counter_key(*parts: object) -> str:
     return f"rl:{digest}"
 
 
-def rate_hit(*, key: str, window: float) -> int | None:
-    """Count one event under `key` in a window of `window` seconds that starts with the first
+def rate_hit(*, key: str, window: float, amount: int = 1) -> int | None:
+    """Count `amount` events under `key` in a window of `window` seconds that starts with the first
     event; return the count including this one, or None when the store cannot answer (Redis
     down: the limit is not enforced rather than the site failing)."""
     if _cache_is_atomic():
-        return _cache_hit(key, window)
-    return _db_hit(key, window)
+        return _cache_hit(key, window, amount)
+    return _db_hit(key, window, amount)
 
 
 def rate_peek(*, key: str) -> int:
@@ -71,37 +71,39 @@ def rate_clear(*, key: str) -> None:
     RateCounter.objects.filter(key=key).delete()
 
 
-def _cache_hit(key: str, window: float) -> int | None:
+def _cache_hit(key: str, window: float, amount: int) -> int | None:
     timeout = max(1, int(window + 0.999))
-    if cache.add(key, 1, timeout=timeout):
-        return 1
+    if cache.add(key, amount, timeout=timeout):
+        return amount
     try:
-        return cache.incr(key)
+        return cache.incr(key, amount)
     except ValueError:  # expired between add and incr: this event opens the next window
-        return 1 if cache.add(key, 1, timeout=timeout) else cache.incr(key)
+        return amount if cache.add(key, amount, timeout=timeout) else cache.incr(key, amount)
 
 
-def _db_hit(key: str, window: float) -> int:
+def _db_hit(key: str, window: float, amount: int) -> int:
     from accounts.models import RateCounter
 
     now = time.time()
     with transaction.atomic():
         # The UPDATE locks the row, so the count read after it is this event's own.
-        if RateCounter.objects.filter(key=key, expires_at__gt=now).update(count=F("count") + 1):
+        if RateCounter.objects.filter(key=key, expires_at__gt=now).update(
+            count=F("count") + amount
+        ):
             return RateCounter.objects.filter(key=key).values_list("count", flat=True).get()
         # Absent or expired: start a new window. Two requests may both get here; the conditional
         # UPDATE and the unique key let only one of them start it, the other counts on it.
         restarted = RateCounter.objects.filter(key=key, expires_at__lte=now).update(
-            count=1, expires_at=now + window
+            count=amount, expires_at=now + window
         )
         if restarted:
-            return 1
+            return amount
         try:
             with transaction.atomic():
-                RateCounter.objects.create(key=key, count=1, expires_at=now + window)
+                RateCounter.objects.create(key=key, count=amount, expires_at=now + window)
         except IntegrityError:
-            RateCounter.objects.filter(key=key).update(count=F("count") + 1)
+            RateCounter.objects.filter(key=key).update(count=F("count") + amount)
             return RateCounter.objects.filter(key=key).values_list("count", flat=True).get()
     if random.random() < 0.01:  # noqa: S311 - sweeping now and then, not security
         RateCounter.objects.filter(expires_at__lt=now - 3600).delete()
-    return 1
+    return amount

@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from accounts.throttling import client_address
 from config.api import ApiAutoSchema, BadRequest, PublicApi, page_of
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id, split_valid_ids
 from papers.paging import NewestFirstPagination
@@ -109,6 +110,11 @@ class PaperLookupApi(PublicApi):
                 "papers": LookupPaperOutput(many=True),
                 "pending": serializers.ListField(child=serializers.CharField()),
                 "not_found": serializers.ListField(child=serializers.CharField()),
+                "unavailable": serializers.ListField(
+                    child=serializers.CharField(),
+                    help_text="ids we cannot fetch now (arXiv kept failing, or this client or "
+                    "the queue is at its bound): ask again later",
+                ),
             },
         ),
     )
@@ -130,19 +136,12 @@ class PaperLookupApi(PublicApi):
         wanted = list(dict.fromkeys(i.canonical for i in good))
         known = paper_lookup_rows(arxiv_ids=wanted)
         missing = [arxiv_id for arxiv_id in wanted if arxiv_id not in known]
-        from papers.models import PendingLookup
-
-        not_found = set(
-            PendingLookup.objects.filter(arxiv_id__in=missing, not_found=True).values_list(
-                "arxiv_id", flat=True
-            )
-        )
-        pending = [arxiv_id for arxiv_id in missing if arxiv_id not in not_found]
-        pending_register(arxiv_ids=pending)
+        outcome = pending_register(arxiv_ids=missing, client=client_address(request))
         return Response(
             {
                 "papers": [known[i] for i in wanted if i in known],
-                "pending": pending,
-                "not_found": sorted(not_found),
+                "pending": outcome.pending,
+                "not_found": sorted(outcome.not_found),
+                "unavailable": outcome.unavailable,
             }
         )

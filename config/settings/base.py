@@ -291,6 +291,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "papers.harvest_oai",
         "schedule": crontab(minute="0", hour="3"),
     },
+    # https://crontab.guru/#*/10_*_*_*_* : on-demand fetches whose back-off is over, and the
+    # queue's purge of what arXiv does not know (papers.services.lookup)
+    "papers.fetch-pending-due": {
+        "task": "papers.fetch_pending",
+        "schedule": crontab(minute="*/10"),
+    },
     # https://crontab.guru/#5-59/10_*_*_*_* : tag papers whose tagging task was lost (a worker
     # killed mid-batch, a queue lost with Redis) half an hour after they were stored
     "topics.tag-stragglers": {
