@@ -82,6 +82,7 @@ urlpatterns = [
     path("lists/import/", lists.list_import, name="accounts-import"),
     path("lists/<int:list_id>/", lists.list_detail, name="accounts-list-detail"),
     path("lists/<int:list_id>/import/", lists.list_import, name="accounts-list-import"),
+    path("lists/imports/<int:job_id>/", lists.import_job_page, name="accounts-import-job"),
     path("lists/<int:list_id>/export/", lists.list_export, name="accounts-list-export"),
     path(
         "lists/<int:list_id>/items/<path:arxiv_id>/",
