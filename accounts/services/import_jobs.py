@@ -9,6 +9,7 @@ so on the job.
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from django.core.cache import cache
 from django.db import transaction
@@ -20,6 +21,8 @@ from accounts.services import imports as import_services
 
 logger = logging.getLogger(__name__)
 PROGRESS_TIMEOUT = 6 * 60 * 60
+# A job still waiting after this long lost its task (a broker outage): say so, not "queued".
+STALE_AFTER = timedelta(hours=1)
 
 
 def _progress_key(job_id: int) -> str:
@@ -97,13 +100,16 @@ def import_job_get(*, user, job_id: int) -> ImportJob:
 def import_job_state(*, job: ImportJob) -> dict:
     """What a poller sees: status, progress {done, total}, and the result or error when over."""
     done, total = job.done, job.total
-    if job.status in (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING):
+    status, error = job.status, job.error
+    if status in (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING):
         done, total = cache.get(_progress_key(job.pk)) or (0, 0)
+        if job.created_at < timezone.now() - STALE_AFTER:
+            status, error = ImportJob.Status.FAILED, "The import did not run; please try again."
     return {
         "id": job.pk,
         "list": job.reading_list_id,
-        "status": job.status,
+        "status": status,
         "progress": {"done": done, "total": total},
         "result": job.result or None,
-        "error": job.error or None,
+        "error": error or None,
     }

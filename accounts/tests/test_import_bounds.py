@@ -201,3 +201,22 @@ def test_a_stranger_cannot_read_someone_elses_import(
     stranger.force_login(other)
     job = _jobs().get()
     assert stranger.get(f"/lists/imports/{job.pk}/").status_code == 404
+
+
+def test_a_job_whose_task_was_lost_says_so_instead_of_waiting_for_ever(owner, small_threshold):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from accounts.services.import_jobs import STALE_AFTER
+
+    # No on-commit capture: the task is never queued, as when the broker is down.
+    response = as_token(owner).api("post", _import_url(owner), {"content": _ids(25)})
+    assert as_token(owner).api("get", response["Location"]).json()["status"] == "queued"
+    _jobs().update(created_at=timezone.now() - STALE_AFTER - timedelta(minutes=1))
+
+    job = as_token(owner).api("get", response["Location"]).json()
+
+    assert job["status"] == "failed"
+    assert "did not run" in job["error"]
+    assert ListItem.objects.count() == 0
