@@ -202,10 +202,14 @@ def pending_fetch(*, client=None) -> UpsertResult:
 
 
 def pending_purge() -> int:
-    """Forget what arXiv said does not exist after NOT_FOUND_TTL (asking again re-queues it),
-    and ids nobody asked about again for PENDING_TTL that we never got (given up, or junk)."""
+    """Forget what arXiv said does not exist NOT_FOUND_TTL after it said so, however often it is
+    asked about since (asking again re-queues it: an id may have been announced since), and ids
+    nobody asked about again for PENDING_TTL that we never got (given up, or junk)."""
     now = timezone.now()
+    # A not-found row's next_attempt_at is when its last attempt was claimed (plus at most the
+    # first back-off): close enough to when arXiv answered.
     deleted, _ = PendingLookup.objects.filter(
-        Q(not_found=True, asked_at__lt=now - NOT_FOUND_TTL) | Q(asked_at__lt=now - PENDING_TTL)
+        Q(not_found=True, next_attempt_at__lt=now - NOT_FOUND_TTL)
+        | Q(asked_at__lt=now - PENDING_TTL)
     ).delete()
     return deleted

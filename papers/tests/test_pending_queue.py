@@ -140,7 +140,10 @@ def test_what_arxiv_does_not_know_expires():
     old = timezone.now() - lookup_services.NOT_FOUND_TTL - timedelta(hours=1)
     PendingLookup.objects.create(arxiv_id="2501.00404", not_found=True)
     PendingLookup.objects.create(arxiv_id="2501.00405", not_found=True)
-    PendingLookup.objects.filter(arxiv_id="2501.00404").update(asked_at=old, requested_at=old)
+    # Marked long ago, though asked about again just now: it is checked again.
+    PendingLookup.objects.filter(arxiv_id="2501.00404").update(
+        next_attempt_at=old, requested_at=old
+    )
     stale = timezone.now() - lookup_services.PENDING_TTL - timedelta(hours=1)
     PendingLookup.objects.create(arxiv_id="2501.00406")
     PendingLookup.objects.filter(arxiv_id="2501.00406").update(asked_at=stale, requested_at=stale)
