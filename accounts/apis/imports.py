@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import parsers, serializers, status
 from rest_framework.response import Response
 
+from accounts import selectors
 from accounts.apis.base import (
     IDS_FIELD,
     INT_FIELD,
@@ -17,6 +18,7 @@ from accounts.apis.base import (
 from accounts.apis.lists import SYNC_PARAMETERS
 from accounts.services import import_jobs
 from accounts.services import imports as import_services
+from accounts.services.sync import check_unmodified
 from config.api import BadRequest
 
 IMPORT_OUTPUT = inline_serializer(
@@ -80,6 +82,12 @@ class ListImportApi(PersonalApi):
         fmt, content = self._content(request)
         fmt, estimate = import_services.import_precheck(content=content, fmt=fmt)
         if estimate > import_services.IMPORT_IN_BACKGROUND_ENTRIES:
+            # The version is checked now; the job itself writes whatever the library is then.
+            check_unmodified(
+                expected=expected,
+                actual=selectors.library_version(user=request.user),
+                what="Your library",
+            )
             job = import_jobs.import_job_create(
                 user=request.user, list_id=list_id, content=content, fmt=fmt
             )

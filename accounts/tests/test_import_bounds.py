@@ -220,3 +220,22 @@ def test_a_job_whose_task_was_lost_says_so_instead_of_waiting_for_ever(owner, sm
     assert job["status"] == "failed"
     assert "did not run" in job["error"]
     assert ListItem.objects.count() == 0
+
+
+def test_a_background_import_checks_the_version_first(owner, small_threshold):
+    from accounts.selectors import library_version
+
+    me = as_token(owner)
+    stale = library_version(user=owner)
+    me.api("post", "/api/v1/me/lists", {"name": "Another"})  # the library moves on
+
+    response = me.api(
+        "post",
+        _import_url(owner),
+        {"content": _ids(25)},
+        **{"If-Unmodified-Since-Version": str(stale)},
+    )
+
+    assert response.status_code == 412
+    assert not _jobs().exists()
+    assert ListItem.objects.count() == 0
