@@ -89,7 +89,7 @@ def pending_register(*, arxiv_ids: list[str], client: str | None = None) -> Look
         else:
             state = "pending" if arxiv_id in admitted_set else "unavailable"
         getattr(outcome, state).append(arxiv_id)
-    if admitted:
+    if outcome.pending:  # new or still waiting (say, queued while the broker was down)
         _schedule_fetch()
     return outcome
 
