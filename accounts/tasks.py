@@ -45,3 +45,11 @@ def digests_queue(delivery_ids: list[int]) -> int:
     for chunk in chunks:
         transaction.on_commit(lambda chunk=chunk: send_digest_batch_task.delay(chunk))
     return len(chunks)
+
+
+@shared_task(name="accounts.import_list", acks_late=True)
+def import_list_task(job_id: int) -> str:
+    """A large import (accounts.services.import_jobs); returns quietly if the job is gone."""
+    from accounts.services.import_jobs import import_job_run
+
+    return import_job_run(job_id=job_id)

@@ -9,10 +9,9 @@ from django.http import Http404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
-from rest_framework.views import APIView
 
-from config.api import ApiAutoSchema, BadRequest, page_of
+from accounts.throttling import client_address
+from config.api import ApiAutoSchema, BadRequest, PublicApi, page_of
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id, split_valid_ids
 from papers.paging import NewestFirstPagination
 from papers.selectors import paper_get, paper_list, paper_lookup_rows
@@ -40,8 +39,7 @@ def with_etag(request, body) -> Response:
     return response
 
 
-class PaperDetailApi(APIView):
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+class PaperDetailApi(PublicApi):
     schema = ApiAutoSchema()
 
     @extend_schema(responses=PaperDetailOutput, summary="One paper by any form of its arXiv id")
@@ -56,8 +54,7 @@ class PaperDetailApi(APIView):
         return with_etag(request, PaperDetailOutput(paper).data)
 
 
-class PaperListApi(APIView):
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+class PaperListApi(PublicApi):
     schema = ApiAutoSchema()
 
     class FilterInput(serializers.Serializer):
@@ -96,11 +93,10 @@ class PaperListApi(APIView):
         return with_etag(request, paging.body(PaperOutput(page, many=True).data))
 
 
-class PaperLookupApi(APIView):
+class PaperLookupApi(PublicApi):
     """What the extension calls once per arXiv listing page: known papers with their tags, and
     the ids we do not have yet, which are queued for an on-demand fetch."""
 
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
     schema = ApiAutoSchema()
 
     class LookupInput(serializers.Serializer):
@@ -114,6 +110,11 @@ class PaperLookupApi(APIView):
                 "papers": LookupPaperOutput(many=True),
                 "pending": serializers.ListField(child=serializers.CharField()),
                 "not_found": serializers.ListField(child=serializers.CharField()),
+                "unavailable": serializers.ListField(
+                    child=serializers.CharField(),
+                    help_text="ids we cannot fetch now (arXiv kept failing, or this client or "
+                    "the queue is at its bound): ask again later",
+                ),
             },
         ),
     )
@@ -135,19 +136,12 @@ class PaperLookupApi(APIView):
         wanted = list(dict.fromkeys(i.canonical for i in good))
         known = paper_lookup_rows(arxiv_ids=wanted)
         missing = [arxiv_id for arxiv_id in wanted if arxiv_id not in known]
-        from papers.models import PendingLookup
-
-        not_found = set(
-            PendingLookup.objects.filter(arxiv_id__in=missing, not_found=True).values_list(
-                "arxiv_id", flat=True
-            )
-        )
-        pending = [arxiv_id for arxiv_id in missing if arxiv_id not in not_found]
-        pending_register(arxiv_ids=pending)
+        outcome = pending_register(arxiv_ids=missing, client=client_address(request))
         return Response(
             {
                 "papers": [known[i] for i in wanted if i in known],
-                "pending": pending,
-                "not_found": sorted(not_found),
+                "pending": outcome.pending,
+                "not_found": sorted(outcome.not_found),
+                "unavailable": outcome.unavailable,
             }
         )

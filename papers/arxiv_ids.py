@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 # Every archive that ever issued old-style ids, including the ones merged into larger archives
 # later (alg-geom into math, chao-dyn into nlin, ...). econ and eess began after 2007-04; q-fin
@@ -162,6 +163,13 @@ def _check_new(yymm: str, number: str, original: str) -> None:
         )
     if int(number) == 0:
         raise InvalidArxivId(f"{original[:60]!r}: arXiv numbers start at 1")
+    # YY is 20YY: 9912 would be December 2099. A month that has not begun has no ids yet; UTC
+    # runs ahead of arXiv's Eastern time, so the first ids of a month are never refused.
+    now = datetime.now(UTC)
+    if yymm > f"{now.year % 100:02d}{now.month:02d}":
+        raise InvalidArxivId(
+            f"{original[:60]!r}: ids of 20{yymm[:2]}-{yymm[2:]} are not given out yet"
+        )
 
 
 def _check_digits(matched: str, original: str) -> None:

@@ -1,4 +1,5 @@
 from django.db import models
+from django.utils import timezone
 
 
 class Paper(models.Model):
@@ -109,12 +110,29 @@ class ArxivRequestSlot(models.Model):
 
 
 class PendingLookup(models.Model):
-    """An id someone asked about that we do not have yet; fetched in coalesced batches."""
+    """An id someone asked about that we do not have yet; fetched in coalesced batches, the
+    real-looking and most recently asked first, with back-off after failures
+    (papers.services.lookup)."""
 
     arxiv_id = models.CharField(max_length=40, unique=True)
-    requested_at = models.DateTimeField(auto_now_add=True)
+    requested_at = models.DateTimeField(auto_now_add=True)  # first asked
+    asked_at = models.DateTimeField(default=timezone.now)  # last asked
     attempts = models.PositiveSmallIntegerField(default=0)
+    # Not before then: a claimed batch's lease, or the back-off after a failed attempt.
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    # False for ids far beyond the highest number we know of their month: likely junk.
+    plausible = models.BooleanField(default=True)
     not_found = models.BooleanField(default=False)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["-plausible", "-asked_at"],
+                condition=models.Q(not_found=False),
+                name="pending_fetch_order_idx",
+            ),
+            models.Index(fields=["asked_at"], name="pending_asked_idx"),
+        ]
 
     def __str__(self) -> str:
         return self.arxiv_id

@@ -21,7 +21,15 @@ from django.test import Client
 from django.urls import URLPattern, reverse
 
 from accounts import urls_api
-from accounts.models import ApiToken, Follow, Hidden, ListItem, PaperAlert, ReadingList
+from accounts.models import (
+    ApiToken,
+    Follow,
+    Hidden,
+    ImportJob,
+    ListItem,
+    PaperAlert,
+    ReadingList,
+)
 from accounts.services import follows, lists
 from accounts.tests.factories import api_token, user_create
 from config.middleware import ApiJsonErrorsMiddleware
@@ -375,7 +383,7 @@ def test_the_feed_page_answers_an_impossible_topic_with_a_404(topic, owner):
 
 # --- strangers, on every personal route ------------------------------------------------------
 
-OBJECT_KWARGS = {"list_id", "arxiv_id", "slug", "token_id", "alert_id"}
+OBJECT_KWARGS = {"list_id", "arxiv_id", "slug", "token_id", "alert_id", "job_id"}
 # Bodies that would succeed on the caller's own objects, so a 404 means "not yours".
 BODIES = {
     ("api-list-detail", "patch"): {"name": "Renamed"},
@@ -388,7 +396,7 @@ BODIES = {
 }
 NOT_FOUND = re.compile(
     r"No list \d+\.|No such token\.|No alert \d+\.|You do not follow '[\w-]+'\.|"
-    r"[\w./-]+ is not hidden\.|Not found\."
+    r"[\w./-]+ is not hidden\.|No such import\.|Not found\."
 )
 
 
@@ -426,6 +434,10 @@ def stranger_things(papers):
         created_at=datetime(2025, 3, 4, tzinfo=UTC),
     )  # fmt: skip
     token, _ = api_token(stranger, name="stranger's laptop")
+    job = ImportJob.objects.create(
+        user=stranger, reading_list=secret, format="ids", status="done", total=1, done=1,
+        result={"imported": ["2501.00002"], "errors": [], "note": "stranger's note"},
+    )  # fmt: skip
     return {
         "kwargs": {
             "list_id": secret.pk,
@@ -433,6 +445,7 @@ def stranger_things(papers):
             "slug": "policy-gradient",
             "token_id": token.pk,
             "alert_id": alert.pk,
+            "job_id": job.pk,
         },
         "hidden": "2501.00003",
         "marks": [

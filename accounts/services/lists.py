@@ -26,6 +26,7 @@ from accounts.services.sync import LibraryWrite, check_unmodified, library_ensur
 
 MAX_LISTS = 200
 MAX_ITEMS_PER_LIST = 10_000
+IMPORT_CHUNK = 500  # entries per step of a background import's progress
 READ_STATES = tuple(ListItem.ReadState.values)
 
 
@@ -311,16 +312,32 @@ def list_items_add(
     entries: list[NewItem],
     expected_version: int | None = None,
     overwrite_note: bool = True,
+    progress=None,
 ) -> AddResult:
-    """Add many papers at once (one version for all). Entries must hold canonical ids."""
+    """Add many papers at once, in one transaction. Entries must hold canonical ids. With
+    `progress`, they are saved IMPORT_CHUNK at a time and progress(done, total) is called after
+    each chunk (a background import reports it; nothing is committed until all are saved)."""
     for entry in entries:
         clean_note(entry.note)
         clean_read_state(entry.read_state)
+    chunk = IMPORT_CHUNK if progress is not None else max(1, len(entries))
+    total = AddResult()
     with library_write(user=user, expected_version=expected_version) as write:
         reading_list = _own_list(user=user, list_id=list_id)
-        return _add(
-            write=write, reading_list=reading_list, entries=entries, overwrite_note=overwrite_note
-        )
+        for start in range(0, max(1, len(entries)), chunk):
+            result = _add(
+                write=write,
+                reading_list=reading_list,
+                entries=entries[start : start + chunk],
+                overwrite_note=overwrite_note,
+            )
+            total.created += result.created
+            total.existing += result.existing
+            total.pending += result.pending
+            total.version = result.version
+            if progress is not None:
+                progress(min(start + chunk, len(entries)), len(entries))
+    return total
 
 
 def list_item_save(

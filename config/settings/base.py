@@ -181,9 +181,13 @@ EMAIL_TIMEOUT = 10
 DEFAULT_FROM_EMAIL = env_email("DEFAULT_FROM_EMAIL", "paperscope@localhost.localdomain")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
-# Digests (accounts.services.delivery). Links in the mail point at DIGEST_BASE_URL, the address
-# people reach the site at; weekly digests go out on the chosen weekday in DIGEST_TIMEZONE.
-DIGEST_BASE_URL = env_url("DIGEST_BASE_URL", "http://127.0.0.1:8000", schemes=("http", "https"))
+# The address people reach the site at (scheme and host). Links in mail (password resets,
+# digests) are built from it, never from the request's Host header, which a client chooses.
+SITE_URL = env_url("SITE_URL", "http://127.0.0.1:8000", schemes=("http", "https"))
+
+# Digests (accounts.services.delivery). Links in the mail point at DIGEST_BASE_URL (by default
+# SITE_URL); weekly digests go out on the chosen weekday in DIGEST_TIMEZONE.
+DIGEST_BASE_URL = env_url("DIGEST_BASE_URL", SITE_URL, schemes=("http", "https"))
 DIGEST_TIMEZONE = env_str("DIGEST_TIMEZONE", "America/New_York") or "America/New_York"
 try:
     zoneinfo.ZoneInfo(DIGEST_TIMEZONE)
@@ -295,6 +299,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "papers.harvest_oai",
         "schedule": crontab(minute="0", hour="3"),
     },
+    # https://crontab.guru/#*/10_*_*_*_* : on-demand fetches whose back-off is over, and the
+    # queue's purge of what arXiv does not know (papers.services.lookup)
+    "papers.fetch-pending-due": {
+        "task": "papers.fetch_pending",
+        "schedule": crontab(minute="*/10"),
+    },
     # https://crontab.guru/#5-59/10_*_*_*_* : tag papers whose tagging task was lost (a worker
     # killed mid-batch, a queue lost with Redis) half an hour after they were stored
     "topics.tag-stragglers": {
@@ -370,6 +380,17 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PAGINATION_CLASS": None,
     "EXCEPTION_HANDLER": "config.api.exception_handler",
+    # Session and Bearer token only. DRF's default adds HTTP Basic, which checked passwords on
+    # every public view outside the throttles and the sign-in brake (docs/security.md).
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    # Atomic counters (accounts.ratelimit): DRF's throttles race under parallel requests.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "accounts.throttling.AnonThrottle",
+        "accounts.throttling.UserThrottle",
+    ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("THROTTLE_ANON", "600/min"),
         "user": env_str("THROTTLE_USER", "1200/min"),
