@@ -21,6 +21,9 @@ ARXIV_FETCH_ON_DEMAND = False
 ARXIV_OAI_URL = "http://127.0.0.1:9/oai"
 ARXIV_RSS_URL = "http://127.0.0.1:9/rss"
 ARXIV_API_URL = "http://127.0.0.1:9/api/query"
+ARXIV_HTML_URL = "http://127.0.0.1:9/html"
+ARXIV_PDF_URL = "http://127.0.0.1:9/pdf"
+LLM_BASE_URL = None  # Ask tests point it at their fake model server
 if not REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

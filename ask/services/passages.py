@@ -1,0 +1,112 @@
+"""Writing passages: a paper's title and abstract sentences (indexed on first use), and its full
+text's passages once fetched."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+
+from django.db import IntegrityError, transaction
+
+from ask import embeddings
+from ask.models import Passage
+from ask.text import Chunk, sentences, squash
+from papers.models import Paper
+
+logger = logging.getLogger(__name__)
+
+FULLTEXT_FIRST_POSITION = 1000  # full-text passages come after the abstract's
+
+
+def _abstract_rows(paper: Paper) -> list[tuple[str, str, str]]:
+    """(kind, section, text) of the title and each abstract sentence."""
+    title = squash(paper.title)
+    rows = [(Passage.Kind.TITLE, "", title)] if title else []
+    rows += [(Passage.Kind.ABSTRACT, "Abstract", s) for s in sentences(paper.abstract)]
+    return rows
+
+
+def passages_index_papers(*, papers: Iterable[Paper]) -> int:
+    """Index the title and abstract sentences of every paper given that has no passages yet;
+    the number of passages written. Safe to run twice or concurrently (the second run finds
+    the passages, or loses the race on the unique (paper, position) and moves on)."""
+    papers = list(papers)
+    if not papers:
+        return 0
+    done = set(
+        Passage.objects.filter(paper__in=papers, position=0).values_list("paper_id", flat=True)
+    )
+    todo = [p for p in papers if p.id not in done]
+    if not todo:
+        return 0
+    rows: list[Passage] = []
+    texts: list[str] = []
+    titles: list[str] = []
+    for paper in todo:
+        title = squash(paper.title)
+        for position, (kind, section, text) in enumerate(_abstract_rows(paper)):
+            rows.append(
+                Passage(paper=paper, kind=kind, section=section, position=position, text=text,
+                        title=title)
+            )  # fmt: skip
+            texts.append(text)
+            titles.append(title)
+    vectors = embeddings.encode_in_context(texts, titles)
+    for row, vector in zip(rows, vectors, strict=True):
+        row.vector = embeddings.to_bytes(vector)
+    try:
+        with transaction.atomic():
+            Passage.objects.bulk_create(rows, batch_size=500)
+    except IntegrityError:
+        # Another request indexed some of these papers meanwhile: write the rest one by one.
+        written = 0
+        for paper in todo:
+            mine = [r for r in rows if r.paper_id == paper.id]
+            try:
+                with transaction.atomic():
+                    Passage.objects.bulk_create(mine)
+                written += len(mine)
+            except IntegrityError:
+                continue
+        return written
+    return len(rows)
+
+
+@transaction.atomic
+def passages_replace_fulltext(*, paper: Paper, chunks: Sequence[Chunk]) -> int:
+    """Replace the paper's full-text passages with these; the number written."""
+    Passage.objects.filter(paper=paper, kind=Passage.Kind.FULLTEXT).delete()
+    if not chunks:
+        return 0
+    title = squash(paper.title)
+    vectors = embeddings.encode_in_context(
+        [f"{c.section}. {c.text}" for c in chunks], [title] * len(chunks)
+    )
+    Passage.objects.bulk_create(
+        [
+            Passage(paper=paper, kind=Passage.Kind.FULLTEXT, section=c.section[:300],
+                    position=FULLTEXT_FIRST_POSITION + i, text=c.text, title=title,
+                    vector=embeddings.to_bytes(v))
+            for i, (c, v) in enumerate(zip(chunks, vectors, strict=True))
+        ],
+        batch_size=500,
+    )  # fmt: skip
+    return len(chunks)
+
+
+def passages_index_pending(*, limit: int = 20_000, batch: int = 500) -> int:
+    """Index the newest papers that have no passages yet, up to ``limit``; passages written."""
+    from django.db.models import Exists, OuterRef
+
+    indexed = Passage.objects.filter(paper=OuterRef("pk"), position=0)
+    ids = list(
+        Paper.objects.filter(~Exists(indexed))
+        .order_by("-announced", "-id")
+        .values_list("id", flat=True)[:limit]
+    )
+    written = 0
+    for start in range(0, len(ids), batch):
+        written += passages_index_papers(
+            papers=Paper.objects.filter(id__in=ids[start : start + batch])
+        )
+    return written
