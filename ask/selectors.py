@@ -58,6 +58,17 @@ def query_terms(question: str) -> list[str]:
     return seen[:MAX_TERMS]
 
 
+def query_phrases(question: str) -> list[tuple[str, str]]:
+    """Pairs of neighbouring topic words ("credit assignment", "multi turn"): a passage that has
+    the phrase ranks above one that has both words apart."""
+    words = _WORD.findall(question.lower())
+    return [
+        (a, b)
+        for a, b in zip(words, words[1:], strict=False)
+        if a not in STOP_WORDS and b not in STOP_WORDS and len(a) > 1 and len(b) > 1
+    ][:MAX_TERMS]
+
+
 def topic_paper_ids(*, topic_id: int, limit: int = TOPIC_PAPER_LIMIT) -> list[int]:
     """The topic's newest papers (its page's order)."""
     from topics.models import PaperTopic
@@ -82,7 +93,8 @@ def _fulltext_ranking(question: str, paper_ids: list[int], limit: int) -> list[i
             f"WHERE p.paper_id IN ({ids}) AND p.search_vector @@ q "
             "ORDER BY ts_rank(p.search_vector, q) DESC, p.id DESC LIMIT %s"
         )
-        params = [" | ".join(terms), limit]
+        phrases = [f"({a} <-> {b})" for a, b in query_phrases(question)]
+        params = [" | ".join(terms + phrases), limit]
     else:
         # Each term quoted: an FTS5 string, never an operator. bm25() is lower for better.
         sql = (
@@ -91,7 +103,8 @@ def _fulltext_ranking(question: str, paper_ids: list[int], limit: int) -> list[i
             f"WHERE ask_passage_fts MATCH %s AND p.paper_id IN ({ids}) "
             "ORDER BY bm25(ask_passage_fts, 1.0, 0.4), ask_passage_fts.rowid DESC LIMIT %s"
         )
-        params = [" OR ".join(f'"{t}"' for t in terms), limit]
+        phrases = [f'"{a} {b}"' for a, b in query_phrases(question)]
+        params = [" OR ".join([f'"{t}"' for t in terms] + phrases), limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from lxml import html as lxml_html
 
 MIN_SENTENCE_CHARS = 40  # shorter sentences are joined to the next ("Code is released.")
-PASSAGE_CHARS = 700  # a full-text passage: a few sentences, cut at a sentence end
+PASSAGE_CHARS = 450  # a full-text passage: a few sentences, cut at a sentence end
 MAX_SECTIONS = 200
 MAX_FULLTEXT_CHARS = 400_000  # enough for a long paper; the rest (appendices) is dropped
 
