@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
-from django.db import transaction
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import renderers, serializers
@@ -134,8 +133,10 @@ class PaperAskApi(_AskApi):
         if (text is None or text.version != paper.version) and settings.ASK_FULLTEXT_FETCH:
             from ask.tasks import paper_text_fetch as paper_text_fetch_task
 
-            transaction.on_commit(lambda: paper_text_fetch_task.delay(paper.id))
-            text = PaperText.objects.filter(paper=paper).first()  # eager workers: done now
+            # Nothing this request wrote is needed by the task, so no on_commit: with eager
+            # tasks (tests, tools) the text is in before the search below.
+            paper_text_fetch_task.delay(paper.id)
+            text = PaperText.objects.filter(paper=paper).first()
         fulltext = text.source if text is not None and text.version == paper.version else "pending"
         hits = passages_search(question=question, paper_ids=[paper.id], distinct_first=0)
         return self.respond(request, question=question, hits=hits, target=paper.arxiv_id,

@@ -163,4 +163,4 @@ def fulltext_http():
     person is waiting)."""
     from papers.clients.http import ArxivHttp
 
-    return ArxivHttp.from_settings(timeout=60.0, max_attempts=2, max_retry_after=30.0)
+    return ArxivHttp.from_settings(timeout=60.0, max_attempts=2, max_retry_after=5.0)

@@ -50,7 +50,8 @@ def test_it_indexes_title_and_abstract_sentences_once(agent_topic):
     kinds = list(
         Passage.objects.filter(paper=paper).order_by("position").values_list("kind", flat=True)
     )
-    assert kinds[0] == "title" and set(kinds[1:]) == {"abstract"}
+    assert kinds[0] == "title"
+    assert set(kinds[1:]) == {"abstract"}
 
 
 def test_the_first_passages_come_from_distinct_papers(agent_topic):
