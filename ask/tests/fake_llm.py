@@ -22,6 +22,10 @@ _BLOCK = re.compile(r"<(passage|question)\b[^>]*>.*?</\1>", re.S)
 _PASSAGE = re.compile(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', re.S)
 _QUESTION = re.compile(r"<question>\n(.*?)\n</question>", re.S)
 _WORDS = re.compile(r"[a-z]{4,}")
+_COMMON = {
+    "what", "which", "that", "with", "from", "this", "does", "papers", "paper", "have", "there",
+    "their", "they", "about", "into", "when", "where", "these", "those",
+}  # fmt: skip
 
 
 def fake_answer(messages: list[dict]) -> str:
@@ -31,7 +35,7 @@ def fake_answer(messages: list[dict]) -> str:
     if "ignore previous instructions" in outside.lower():
         return "PWNED"
     question = _QUESTION.search(user)
-    wanted = set(_WORDS.findall(question.group(1).lower())) if question else set()
+    wanted = set(_WORDS.findall(question.group(1).lower())) - _COMMON if question else set()
     best, best_score = None, 0
     for n, text in _PASSAGE.findall(user):
         score = len(wanted & set(_WORDS.findall(text.lower())))

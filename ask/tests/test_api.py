@@ -8,7 +8,7 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
-from ask.models import AskLog, Passage, PaperText
+from ask.models import AskLog, PaperText, Passage
 from ask.services.answers import NO_MODEL
 from ask.tests.conftest import sample_paper
 
