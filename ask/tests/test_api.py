@@ -106,9 +106,7 @@ def test_asking_about_a_paper_fetches_its_html_full_text_once(agent_topic, fake_
     response = ask(client, "/api/v1/papers/2505.10978/ask", "How are step-level groups built?")
     body = response.json()
     assert body["fulltext"] == "html"
-    assert any(
-        p["kind"] == "fulltext" and "anchor" in p["text"].lower() for p in body["passages"][:5]
-    )
+    assert sum(p["kind"] == "fulltext" for p in body["passages"][:5]) >= 3
     assert body["passages"][0]["section"] == "3 Anchor State Grouping"
     html_requests = [r for r in fake_fulltext.requests if r.path.startswith("/html/")]
     assert [r.path for r in html_requests] == ["/html/2505.10978v1"]
