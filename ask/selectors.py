@@ -46,6 +46,7 @@ class Hit:
     kind: str
     section: str
     text: str
+    position: int = 0
     score: float = 0.0
     ranks: dict[str, int] = field(default_factory=dict)  # rank in each list, 1-based
 
@@ -155,12 +156,12 @@ def passages_search(
         row["id"]: Hit(
             id=row["id"], paper_id=row["paper_id"], arxiv_id=row["paper__arxiv_id"],
             paper_title=row["paper__title"], announced=row["paper__announced"],
-            kind=row["kind"], section=row["section"], text=row["text"],
+            kind=row["kind"], section=row["section"], text=row["text"], position=row["position"],
             score=round(fused[row["id"]], 6), ranks=ranks[row["id"]],
         )
         for row in Passage.objects.filter(id__in=list(fused)).values(
             "id", "paper_id", "paper__arxiv_id", "paper__title", "paper__announced", "kind",
-            "section", "text",
+            "section", "text", "position",
         )
     }  # fmt: skip
     ordered = sorted(
@@ -171,11 +172,24 @@ def passages_search(
     return _distinct_first(ordered, distinct_first)[:limit]
 
 
+def _overlaps(hit: Hit, chosen: list[Hit]) -> bool:
+    """Abstract passages are overlapping windows of sentences: show one of a run, not three."""
+    from ask.services.passages import ABSTRACT_WINDOW
+
+    return hit.kind == "abstract" and any(
+        c.paper_id == hit.paper_id and c.kind == "abstract"
+        and abs(c.position - hit.position) < ABSTRACT_WINDOW
+        for c in chosen
+    )  # fmt: skip
+
+
 def _distinct_first(hits: list[Hit], count: int) -> list[Hit]:
     first: list[Hit] = []
     later: list[Hit] = []
     papers: set[int] = set()
     for hit in hits:
+        if _overlaps(hit, first) or _overlaps(hit, later):
+            continue
         if len(first) < count and hit.paper_id not in papers:
             first.append(hit)
             papers.add(hit.paper_id)

@@ -12,6 +12,7 @@ from lxml import html as lxml_html
 
 MIN_SENTENCE_CHARS = 40  # shorter sentences are joined to the next ("Code is released.")
 PASSAGE_CHARS = 450  # a full-text passage: a few sentences, cut at a sentence end
+MAX_SENTENCE_CHARS = 2000  # a "sentence" longer than this (no full stops) is cut
 MAX_SECTIONS = 200
 MAX_FULLTEXT_CHARS = 400_000  # enough for a long paper; the rest (appendices) is dropped
 
@@ -83,7 +84,7 @@ def chunk_sections(sections: list[Section], *, size: int = PASSAGE_CHARS) -> lis
                 if current and len(" ".join(current)) + len(sentence) + 1 > size:
                     chunks.append(Chunk(section.title, " ".join(current)))
                     current = []
-                current.append(sentence[: size * 2])
+                current.append(sentence[:MAX_SENTENCE_CHARS])
             # A paragraph break is a good place to end a passage that is already half full.
             if current and len(" ".join(current)) > size // 2:
                 chunks.append(Chunk(section.title, " ".join(current)))

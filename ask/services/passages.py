@@ -18,11 +18,26 @@ logger = logging.getLogger(__name__)
 FULLTEXT_FIRST_POSITION = 1000  # full-text passages come after the abstract's
 
 
+ABSTRACT_WINDOW = 3  # sentences per abstract passage; windows overlap by all but one sentence
+TITLE_PASSAGES = False  # the title is context of every passage (its vector, the title column)
+
+
 def _abstract_rows(paper: Paper) -> list[tuple[str, str, str]]:
-    """(kind, section, text) of the title and each abstract sentence."""
+    """(kind, section, text) of the passages of the title and abstract.
+
+    The abstract becomes overlapping windows of ``ABSTRACT_WINDOW`` sentences: a question that
+    restates the problem a paper solves finds the sentence that states the problem, and with it
+    the next one, which so often holds the answer. The title is a passage of its own only when
+    there is no abstract (otherwise it is the context of every passage)."""
     title = squash(paper.title)
-    rows = [(Passage.Kind.TITLE, "", title)] if title else []
-    rows += [(Passage.Kind.ABSTRACT, "Abstract", s) for s in sentences(paper.abstract)]
+    parts = sentences(paper.abstract)
+    starts = range(max(1, len(parts) - ABSTRACT_WINDOW + 1)) if parts else range(0)
+    rows = [
+        (Passage.Kind.ABSTRACT, "Abstract", " ".join(parts[i : i + ABSTRACT_WINDOW]))
+        for i in starts
+    ]
+    if title and (TITLE_PASSAGES or not rows):
+        rows.insert(0, (Passage.Kind.TITLE, "", title))
     return rows
 
 

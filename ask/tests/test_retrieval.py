@@ -8,7 +8,8 @@ import pytest
 
 from ask.models import Passage
 from ask.selectors import DISTINCT_FIRST, passages_search, query_terms, topic_paper_ids
-from ask.services.passages import passages_index_papers
+from ask.services.passages import ABSTRACT_WINDOW, passages_index_papers
+from ask.text import sentences
 from papers.models import Paper
 
 pytestmark = pytest.mark.django_db
@@ -40,18 +41,29 @@ def test_the_hybrid_keeps_unrelated_papers_out_of_the_first_five(agent_topic):
     assert not {h.arxiv_id for h in hits[:5]} & UNRELATED
 
 
-def test_it_indexes_title_and_abstract_sentences_once(agent_topic):
+def test_it_indexes_overlapping_abstract_windows_once(agent_topic):
     ids = _index(agent_topic)
     count = Passage.objects.count()
-    assert count > 2 * len(ids)
     assert passages_index_papers(papers=Paper.objects.filter(id__in=ids)) == 0
     assert Passage.objects.count() == count
     paper = agent_topic["papers"]["2505.10978"]
-    kinds = list(
-        Passage.objects.filter(paper=paper).order_by("position").values_list("kind", flat=True)
+    rows = list(
+        Passage.objects.filter(paper=paper).order_by("position").values_list("kind", "text")
     )
-    assert kinds[0] == "title"
-    assert set(kinds[1:]) == {"abstract"}
+    assert {kind for kind, _ in rows} == {"abstract"}  # the title is context, not a passage
+    sentences_ = sentences(paper.abstract)
+    assert len(rows) == len(sentences_) - ABSTRACT_WINDOW + 1
+    assert rows[0][1] == " ".join(sentences_[:ABSTRACT_WINDOW])
+    assert rows[1][1].startswith(sentences_[1])
+
+
+def test_a_paper_without_abstract_is_found_by_its_title(agent_topic):
+    from topics.tests.factories import paper_create, tag_create
+
+    paper = paper_create(arxiv_id="2502.00003", title="Wombat burrow mechanics", abstract="")
+    tag_create(paper=paper, topic=agent_topic["topic"])
+    hits = passages_search(question="wombat burrows", paper_ids=_index(agent_topic))
+    assert (hits[0].arxiv_id, hits[0].kind) == ("2502.00003", "title")
 
 
 def test_the_first_passages_come_from_distinct_papers(agent_topic):
