@@ -24,6 +24,8 @@ from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id
 from papers.models import Paper
 from topics.models import Topic
 
+SYNC_INDEX_PAPERS = 300  # papers a question may wait for (about a second) before its answer
+
 
 class EventStreamRenderer(renderers.BaseRenderer):
     """Lets a request that accepts only text/event-stream through content negotiation; the
@@ -106,7 +108,15 @@ class TopicAskApi(_AskApi):
             raise Http404("No such topic.")
         question = self.question(request)
         paper_ids = topic_paper_ids(topic_id=topic.id)
-        passages_index_papers(papers=_unindexed(paper_ids))
+        missing = _unindexed(paper_ids)
+        if len(missing) > SYNC_INDEX_PAPERS:
+            # A large topic not indexed yet (the schedule indexes new papers every few
+            # minutes): its newest papers now, the rest in the worker.
+            from ask.tasks import passages_index_pending as passages_index_pending_task
+
+            passages_index_pending_task.delay()
+            missing = missing[:SYNC_INDEX_PAPERS]
+        passages_index_papers(papers=missing)
         hits = passages_search(question=question, paper_ids=paper_ids)
         return self.respond(request, question=question, hits=hits, target=topic.slug,
                             extra={"topic": {"slug": topic.slug, "name": topic.name}})  # fmt: skip
@@ -145,12 +155,11 @@ class PaperAskApi(_AskApi):
 
 
 def _unindexed(paper_ids: list[int]) -> list[Paper]:
+    """The papers among these without passages, in the order given (newest first)."""
     from ask.models import Passage
 
-    done = set(
-        Passage.objects.filter(paper_id__in=paper_ids, position=0).values_list(
-            "paper_id", flat=True
-        )
-    )
+    indexed = Passage.objects.filter(paper_id__in=paper_ids, position=0)
+    done = set(indexed.values_list("paper_id", flat=True))
     missing = [i for i in paper_ids if i not in done]
-    return list(Paper.objects.filter(id__in=missing)) if missing else []
+    papers = Paper.objects.in_bulk(missing) if missing else {}
+    return [papers[i] for i in missing if i in papers]

@@ -156,3 +156,36 @@ def test_the_topic_and_paper_pages_carry_the_ask_box(agent_topic):
     assert "ask/ask.js" in page
     page = Client().get("/papers/2505.10978/").content.decode()
     assert 'data-ask-url="/api/v1/papers/2505.10978/ask"' in page
+
+
+def test_a_large_topic_not_indexed_yet_indexes_its_newest_papers_and_queues_the_rest(
+    agent_topic, monkeypatch
+):
+    from ask import apis
+    from ask.tasks import passages_index_pending
+
+    queued = []
+    monkeypatch.setattr(apis, "SYNC_INDEX_PAPERS", 3)
+    monkeypatch.setattr(passages_index_pending, "delay", lambda: queued.append(True))
+    body = ask(APIClient(), "/api/v1/topics/agentic-rl/ask").json()
+    assert queued == [True]
+    newest = sorted(agent_topic["papers"].values(), key=lambda p: (p.announced, p.id))[-3:]
+    indexed = set(Passage.objects.values_list("paper_id", flat=True))
+    assert indexed == {p.id for p in newest}
+    assert {p["arxiv_id"] for p in body["papers"]} <= {p.arxiv_id for p in newest}
+
+
+def test_asking_warms_the_model_when_the_page_is_shown(agent_topic, monkeypatch):
+    from django.test import Client
+
+    from ask.templatetags import ask_tags
+
+    warmed = []
+    monkeypatch.setattr(ask_tags, "_warmed", False)
+    monkeypatch.setattr(ask_tags, "_warm", lambda: warmed.append(True))
+    Client().get("/topics/agentic-rl/")
+    Client().get("/topics/agentic-rl/")
+    for thread in __import__("threading").enumerate():
+        if thread.name == "ask-warm":
+            thread.join(5)
+    assert warmed == [True]  # once per process
