@@ -5,11 +5,14 @@ passage per paper among the first few."""
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date
 
 import numpy as np
 from django.db import connection
+from django.db.models import Count, Max
 
 from ask import embeddings
 from ask.models import Passage
@@ -111,19 +114,45 @@ def _fulltext_ranking(question: str, paper_ids: list[int], limit: int) -> list[i
         return [row[0] for row in cursor.fetchall()]
 
 
+_MATRICES: OrderedDict[tuple, tuple[list[int], np.ndarray]] = OrderedDict()
+_MATRICES_LOCK = threading.Lock()
+MATRIX_CACHE_SIZE = 6  # corpora (topics) whose passage vectors stay in memory, ~9 MB each at most
+
+
+def _passage_matrix(paper_ids: list[int]) -> tuple[list[int], np.ndarray]:
+    """(passage ids, their vectors as float16 rows) of these papers, kept in this process while
+    the passages stay the same (same count, same newest id): a topic's vectors are read from
+    the database once, not with every question."""
+    passages = Passage.objects.filter(paper_id__in=paper_ids)
+    stamp = passages.aggregate(n=Count("id"), newest=Max("id"))
+    key = (hash(tuple(paper_ids)), stamp["n"], stamp["newest"])
+    with _MATRICES_LOCK:
+        if key in _MATRICES:
+            _MATRICES.move_to_end(key)
+            return _MATRICES[key]
+    rows = list(passages.values_list("id", "vector"))
+    ids = [pid for pid, _ in rows]
+    blob = b"".join(bytes(v) for _, v in rows)
+    matrix = np.frombuffer(blob, dtype=embeddings.DTYPE).reshape(len(rows), -1) if rows else None
+    with _MATRICES_LOCK:
+        _MATRICES[key] = (ids, matrix)
+        while len(_MATRICES) > MATRIX_CACHE_SIZE:
+            _MATRICES.popitem(last=False)
+    return ids, matrix
+
+
 def _embedding_ranking(question: str, paper_ids: list[int], limit: int) -> list[int]:
     if not paper_ids:
         return []
-    rows = list(Passage.objects.filter(paper_id__in=paper_ids).values_list("id", "vector"))
-    if not rows:
+    ids, matrix = _passage_matrix(paper_ids)
+    if not ids:
         return []
     query = embeddings.encode([question])[0]
     if not np.any(query):
         return []
-    matrix = embeddings.matrix_from_bytes([v for _, v in rows])
-    scores = matrix @ query
+    scores = matrix.astype(np.float32) @ query
     top = np.argsort(-scores, kind="stable")[:limit]
-    return [rows[i][0] for i in top if scores[i] > 0]
+    return [ids[i] for i in top if scores[i] > 0]
 
 
 def passages_search(
