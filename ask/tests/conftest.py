@@ -74,3 +74,14 @@ def agent_topic():
     for paper in papers.values():
         tag_create(paper=paper, topic=topic)
     return {"topic": topic, "papers": papers}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_passage_vectors():
+    """Each test's database starts again from the same ids (rolled back, SQLite reuses them):
+    vectors kept in memory by an earlier test must not answer for this one."""
+    from ask.selectors import _MATRICES
+
+    _MATRICES.clear()
+    yield
+    _MATRICES.clear()
