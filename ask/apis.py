@@ -4,6 +4,7 @@ server-sent events when the request accepts text/event-stream."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 from django.conf import settings
 from django.http import Http404, StreamingHttpResponse
@@ -52,7 +53,7 @@ class AskOutput(serializers.Serializer):
     papers = serializers.ListField(child=serializers.DictField())
 
 
-def _sse(events) -> bytes:
+def _sse(events) -> Iterator[bytes]:
     for name, data in events:
         yield f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
@@ -80,7 +81,7 @@ class _AskApi(APIView):
     def respond(self, request, *, question, hits, target, extra=None):
         user = request.user if request.user.is_authenticated else None
         asker = Asker(user_id=user.pk if user else None,
-                      address=AskAddressThrottle().get_ident(request))  # fmt: skip
+                      address=AskAddressThrottle().get_ident(request) or "")  # fmt: skip
         events = answer_events(question=question, hits=hits, asker=asker, scope=self.scope,
                                target=target, extra=extra)  # fmt: skip
         if "text/event-stream" in request.headers.get("Accept", ""):

@@ -159,8 +159,8 @@ _DONE = object()
 
 def fulltext_http():
     """The arXiv HTTP client for full texts: the same gate, User-Agent and retry rules as the
-    harvester (papers.clients.http), with a longer timeout for PDFs and fewer attempts (a
-    person is waiting)."""
+    harvester (papers.clients.http), with a longer timeout for PDFs, fewer attempts, and no
+    waiting out a long Retry-After: the next question about the paper tries again."""
     from papers.clients.http import ArxivHttp
 
     return ArxivHttp.from_settings(timeout=60.0, max_attempts=2, max_retry_after=5.0)

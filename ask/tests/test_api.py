@@ -189,3 +189,9 @@ def test_asking_warms_the_model_when_the_page_is_shown(agent_topic, monkeypatch)
         if thread.name == "ask-warm":
             thread.join(5)
     assert warmed == [True]  # once per process
+
+
+def test_a_request_without_a_client_address_is_answered_and_logged(agent_topic):
+    response = ask(APIClient(), "/api/v1/topics/agentic-rl/ask", REMOTE_ADDR=None)
+    assert response.status_code == 200
+    assert AskLog.objects.get().address == ""
