@@ -107,7 +107,9 @@ def test_asking_about_a_paper_fetches_its_html_full_text_once(agent_topic, fake_
     body = response.json()
     assert body["fulltext"] == "html"
     assert sum(p["kind"] == "fulltext" for p in body["passages"][:5]) >= 3
-    assert body["passages"][0]["section"] == "3 Anchor State Grouping"
+    first = body["passages"][0]["text"].lower()
+    assert "step-level group" in first
+    assert "retroactively" in first  # how they are built: from rollouts already collected
     html_requests = [r for r in fake_fulltext.requests if r.path.startswith("/html/")]
     assert [r.path for r in html_requests] == ["/html/2505.10978v1"]
     assert html_requests[0].headers["user-agent"].startswith("Paperscope/")
