@@ -16,16 +16,14 @@ from rest_framework.views import APIView
 
 from accounts.authentication import BearerTokenAuthentication
 from ask.limits import AskAddressThrottle, AskUserThrottle
-from ask.models import PaperText
 from ask.selectors import passages_search, topic_paper_ids
 from ask.services.answers import Asker, answer_events
-from ask.services.passages import passages_index_papers
+from ask.services.fulltext import paper_text_status
+from ask.services.passages import passages_index_for_question, passages_index_papers
 from config.api import ApiAutoSchema, BadRequest
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id
 from papers.models import Paper
 from topics.models import Topic
-
-SYNC_INDEX_PAPERS = 300  # papers a question may wait for (about a second) before its answer
 
 
 class EventStreamRenderer(renderers.BaseRenderer):
@@ -97,7 +95,7 @@ class _AskApi(APIView):
 
 
 class TopicAskApi(_AskApi):
-    """Ask about a topic: passages from the topic's papers (titles, abstract sentences, full
+    """Ask about a topic: passages from the topic's papers (their abstracts, and full
     text where fetched), the answer citing them."""
 
     scope = "topic"
@@ -109,15 +107,7 @@ class TopicAskApi(_AskApi):
             raise Http404("No such topic.")
         question = self.question(request)
         paper_ids = topic_paper_ids(topic_id=topic.id)
-        missing = _unindexed(paper_ids)
-        if len(missing) > SYNC_INDEX_PAPERS:
-            # A large topic not indexed yet (the schedule indexes new papers every few
-            # minutes): its newest papers now, the rest in the worker.
-            from ask.tasks import passages_index_pending as passages_index_pending_task
-
-            passages_index_pending_task.delay()
-            missing = missing[:SYNC_INDEX_PAPERS]
-        passages_index_papers(papers=missing)
+        passages_index_for_question(paper_ids=paper_ids)
         hits = passages_search(question=question, paper_ids=paper_ids)
         return self.respond(request, question=question, hits=hits, target=topic.slug,
                             extra={"topic": {"slug": topic.slug, "name": topic.name}})  # fmt: skip
@@ -140,27 +130,8 @@ class PaperAskApi(_AskApi):
             raise Http404("No such paper here.")
         question = self.question(request)
         passages_index_papers(papers=[paper])
-        text = PaperText.objects.filter(paper=paper).first()
-        if (text is None or text.version != paper.version) and settings.ASK_FULLTEXT_FETCH:
-            from ask.tasks import paper_text_fetch as paper_text_fetch_task
-
-            # Nothing this request wrote is needed by the task, so no on_commit: with eager
-            # tasks (tests, tools) the text is in before the search below.
-            paper_text_fetch_task.delay(paper.id)
-            text = PaperText.objects.filter(paper=paper).first()
-        fulltext = text.source if text is not None and text.version == paper.version else "pending"
+        fulltext = paper_text_status(paper=paper)
         hits = passages_search(question=question, paper_ids=[paper.id], distinct_first=0)
         return self.respond(request, question=question, hits=hits, target=paper.arxiv_id,
                             extra={"paper": {"arxiv_id": paper.arxiv_id, "title": paper.title},
                                    "fulltext": fulltext})  # fmt: skip
-
-
-def _unindexed(paper_ids: list[int]) -> list[Paper]:
-    """The papers among these without passages, in the order given (newest first)."""
-    from ask.models import Passage
-
-    indexed = Passage.objects.filter(paper_id__in=paper_ids, position=0)
-    done = set(indexed.values_list("paper_id", flat=True))
-    missing = [i for i in paper_ids if i not in done]
-    papers = Paper.objects.in_bulk(missing) if missing else {}
-    return [papers[i] for i in missing if i in papers]

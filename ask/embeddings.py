@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from topics.tagger.features import normalize_rows
+
 TITLE_WEIGHT = 0.35  # how much of a sentence's vector comes from its paper's title (context)
 DTYPE = np.float16  # stored vectors: half the bytes, cosine ranks unchanged to 3 decimals
 
@@ -19,17 +21,11 @@ def embedder():
     return tagger.embedder if tagger is not None else default_embedder()
 
 
-def _normalize(x: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    np.divide(x, norms, out=x, where=norms > 0)
-    return x
-
-
 def encode(texts: Sequence[str]) -> np.ndarray:
     """(n, dim) float32, rows L2-normalised (all zero for a text with no known word)."""
     if not texts:
         return np.zeros((0, 1), dtype=np.float32)
-    return _normalize(np.asarray(embedder().encode(list(texts)), dtype=np.float32))
+    return normalize_rows(np.asarray(embedder().encode(list(texts)), dtype=np.float32))
 
 
 def encode_in_context(texts: Sequence[str], titles: Sequence[str]) -> np.ndarray:
@@ -37,18 +33,15 @@ def encode_in_context(texts: Sequence[str], titles: Sequence[str]) -> np.ndarray
     propose a new estimator" says little alone."""
     own = encode(texts)
     context = encode(titles)
-    return _normalize(own * (1 - TITLE_WEIGHT) + context * TITLE_WEIGHT)
+    return normalize_rows(own * (1 - TITLE_WEIGHT) + context * TITLE_WEIGHT)
 
 
 def to_bytes(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype=DTYPE).tobytes()
 
 
-def matrix_from_bytes(blobs: Sequence[bytes]) -> np.ndarray:
+def matrix_from_bytes(blobs: Sequence[bytes]) -> np.ndarray | None:
+    """Stored vectors as the rows of one (n, dim) array, still in the stored dtype."""
     if not blobs:
-        return np.zeros((0, 1), dtype=np.float32)
-    return (
-        np.frombuffer(b"".join(bytes(b) for b in blobs), dtype=DTYPE)
-        .reshape(len(blobs), -1)
-        .astype(np.float32)
-    )
+        return None
+    return np.frombuffer(b"".join(bytes(b) for b in blobs), dtype=DTYPE).reshape(len(blobs), -1)

@@ -132,8 +132,7 @@ def _passage_matrix(paper_ids: list[int]) -> tuple[list[int], np.ndarray]:
             return _MATRICES[key]
     rows = list(passages.values_list("id", "vector"))
     ids = [pid for pid, _ in rows]
-    blob = b"".join(bytes(v) for _, v in rows)
-    matrix = np.frombuffer(blob, dtype=embeddings.DTYPE).reshape(len(rows), -1) if rows else None
+    matrix = embeddings.matrix_from_bytes([v for _, v in rows])
     with _MATRICES_LOCK:
         _MATRICES[key] = (ids, matrix)
         while len(_MATRICES) > MATRIX_CACHE_SIZE:

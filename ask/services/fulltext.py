@@ -106,3 +106,16 @@ def paper_text_store(
     )
     passages_replace_fulltext(paper=paper, chunks=chunks)
     return text
+
+
+def paper_text_status(*, paper: Paper) -> str:
+    """What Ask can answer this paper from: "html" or "pdf" (its full text), "none" (arXiv has
+    none), or "pending" (queued now: with eager tasks, fetched before this returns)."""
+    text = PaperText.objects.filter(paper=paper, version=paper.version).first()
+    if text is None and settings.ASK_FULLTEXT_FETCH:
+        from ask.tasks import paper_text_fetch as paper_text_fetch_task
+
+        # Nothing the task needs is being written by the caller, so no on_commit.
+        paper_text_fetch_task.delay(paper.id)
+        text = PaperText.objects.filter(paper=paper, version=paper.version).first()
+    return text.source if text is not None else "pending"

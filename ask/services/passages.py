@@ -125,3 +125,26 @@ def passages_index_pending(*, limit: int = 20_000, batch: int = 500) -> int:
             papers=Paper.objects.filter(id__in=ids[start : start + batch])
         )
     return written
+
+
+SYNC_INDEX_PAPERS = 300  # papers a question may wait for (about a second) before its answer
+
+
+def passages_index_for_question(*, paper_ids: list[int]) -> int:
+    """Before answering over these papers (newest first): index the ones without passages, at
+    most SYNC_INDEX_PAPERS of the newest; queue the rest for the worker (the schedule would
+    reach them within minutes anyway). The number of papers left to the worker."""
+    done = set(
+        Passage.objects.filter(paper_id__in=paper_ids, position=0).values_list(
+            "paper_id", flat=True
+        )
+    )
+    missing = [i for i in paper_ids if i not in done]
+    later = missing[SYNC_INDEX_PAPERS:]
+    if later:
+        from ask.tasks import passages_index_pending as passages_index_pending_task
+
+        passages_index_pending_task.delay()
+    papers = Paper.objects.in_bulk(missing[:SYNC_INDEX_PAPERS])
+    passages_index_papers(papers=papers.values())
+    return len(later)

@@ -163,11 +163,11 @@ def test_the_topic_and_paper_pages_carry_the_ask_box(agent_topic):
 def test_a_large_topic_not_indexed_yet_indexes_its_newest_papers_and_queues_the_rest(
     agent_topic, monkeypatch
 ):
-    from ask import apis
+    from ask.services import passages
     from ask.tasks import passages_index_pending
 
     queued = []
-    monkeypatch.setattr(apis, "SYNC_INDEX_PAPERS", 3)
+    monkeypatch.setattr(passages, "SYNC_INDEX_PAPERS", 3)
     monkeypatch.setattr(passages_index_pending, "delay", lambda: queued.append(True))
     body = ask(APIClient(), "/api/v1/topics/agentic-rl/ask").json()
     assert queued == [True]

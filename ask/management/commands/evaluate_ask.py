@@ -44,7 +44,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, verbose_misses: bool = False, **options):
         questions = load_questions()
-        scopes: dict[str, list[int]] = {}
         corpus: dict[str, list[int]] = {}
         for q in questions:
             if q.target in corpus:
@@ -94,7 +93,6 @@ class Command(BaseCommand):
                     recall = sum(r for r, _ in values) / len(values)
                     mrr = sum(m for _, m in values) / len(values)
                     rows.append((method, scope, len(values), recall, mrr, elapsed))
-            scopes[method] = [len(per_scope.get("all", []))]
         self.stdout.write("| method | questions | n | recall@5 | MRR | ms / question |")
         self.stdout.write("|---|---|---|---|---|---|")
         for method, scope, n, recall, mrr, ms in rows:
