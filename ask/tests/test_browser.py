@@ -102,3 +102,29 @@ def test_a_streamed_model_answer_links_its_citations(open_topic, fake_llm, width
     assert page.evaluate("location.hash") == target
     assert page.inner_text(".ask-status").startswith("Passages from")
     page.locator(".ask").screenshot(path=str(ARTIFACTS / f"ask-topic-model-{width}.png"))
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_asking_on_a_paper_page_reads_its_full_text(chromium, live_server, agent_topic,
+                                                     fake_fulltext, width):  # fmt: skip
+    context = chromium.new_context(viewport={"width": width, "height": 900})
+    page = watch(context.new_page())
+    problems = []
+    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"))
+    page.goto(f"{live_server.url}/papers/2505.10978/")
+    page.fill("#ask-question", "On which benchmarks is GiGPO evaluated?")
+    page.click(".ask-submit")
+    page.wait_for_selector(".ask-passage")
+    page.wait_for_selector(".ask-submit:not([disabled])")
+    wheres = page.locator(".ask-passage-where").all_inner_texts()
+    assert any("4 Experimental Setup" in w for w in wheres)  # a section of the fetched HTML
+    assert "ALFWorld" in page.inner_text(".ask-papers")
+    assert page.locator(".ask-paper").count() == 1  # one paper: this one
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator(".ask").screenshot(path=str(ARTIFACTS / f"ask-paper-{width}.png"))
+    context.close()
+    assert page.errors == []
+    assert page.csp_violations == []
+    assert problems == []
