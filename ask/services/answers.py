@@ -26,7 +26,7 @@ logger = logging.getLogger(__name__)
 
 NO_MODEL = "No language model is configured here, so these are the passages that answer best."
 MODEL_FAILED = (
-    "The language model did not answer in time, so these are the passages that answer best."
+    "The language model failed or took too long, so these are the passages that answer best."
 )
 NOTHING_FOUND = "Nothing in these papers matches the question."
 
@@ -118,8 +118,21 @@ def answer_events(
     started = time.monotonic()
     payload = {"question": question, **passages_payload(question, hits), **(extra or {})}
     yield "passages", payload
-    if client is None:
+    own_client = client is None
+    if own_client:
         client = LlmClient.from_settings()
+    context = {"question": question, "hits": hits, "asker": asker, "scope": scope,
+               "target": target, "payload": payload, "started": started}  # fmt: skip
+    try:
+        yield from _answer(client=client, **context)
+    finally:
+        if own_client and client is not None:
+            client.close()
+
+
+def _answer(
+    *, question, hits, asker, scope, target, payload, client, started
+) -> Iterator[tuple[str, dict]]:
     if client is None or not hits:
         notice = NO_MODEL if hits else NOTHING_FOUND
         _log(asker, scope, target, question, AskLog.Mode.EXTRACTIVE, hits=len(hits),
