@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "papers",
     "topics",
     "accounts",
+    "ask",
 ]
 
 MIDDLEWARE = [
@@ -311,6 +312,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "topics.tag_stragglers",
         "schedule": crontab(minute="5-59/10"),
     },
+    # https://crontab.guru/#*/5_*_*_*_* : Ask's passages of papers stored since (newest first), so
+    # that a question on a large topic does not wait for its papers to be indexed
+    "ask.index-passages": {
+        "task": "ask.index_passages",
+        "schedule": crontab(minute="*/5"),
+    },
     # https://crontab.guru/#30_4_*_*_* : nightly tagger retrain; refits only when at least 50
     # new judgements arrived since the last one (topics.services.retrain)
     "topics.retrain-tagger-nightly": {
@@ -433,8 +440,24 @@ LOGGING = {
         "papers": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
         "topics": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
         "accounts": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        "ask": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
     },
 }
 
 PAPERSCOPE_VERSION = "0.1.0"
 TAGGER_BATCH_SIZE = env_int("TAGGER_BATCH_SIZE", 500, minimum=1)
+
+# --- Ask (issue 16): answers grounded in the papers ---------------------------------------------
+# An OpenAI-compatible chat completions server (Ollama, vLLM, llama.cpp, a hosted provider); unset,
+# Ask answers with the best passages instead. docs/ask.md has the details.
+LLM_BASE_URL = env_url("LLM_BASE_URL", None, schemes=("http", "https"))
+LLM_MODEL = env_str("LLM_MODEL", "")
+LLM_API_KEY = env_str("LLM_API_KEY", "")
+LLM_TIMEOUT = env_float("LLM_TIMEOUT", 20.0, minimum=1.0)  # seconds for the whole answer
+ASK_QUESTION_MAX_CHARS = env_int("ASK_QUESTION_MAX_CHARS", 500, minimum=20)
+ASK_RATE_USER = env_str("ASK_RATE_USER", "30/hour")  # per signed-in user (per address if anonymous)
+ASK_RATE_ADDRESS = env_str("ASK_RATE_ADDRESS", "60/hour")  # per client address, whoever asks
+ASK_CACHE_SECONDS = env_int("ASK_CACHE_SECONDS", 24 * 60 * 60, minimum=0)
+ASK_FULLTEXT_FETCH = env_bool("ASK_FULLTEXT_FETCH", default=True)
+ARXIV_HTML_URL = env_url("ARXIV_HTML_URL", "https://arxiv.org/html", schemes=("http", "https"))
+ARXIV_PDF_URL = env_url("ARXIV_PDF_URL", "https://arxiv.org/pdf", schemes=("http", "https"))
