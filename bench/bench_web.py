@@ -45,7 +45,7 @@ from host import host_facts  # bench/host.py: the script's own folder is on sys.
 
 ROOT = Path(__file__).resolve().parent.parent
 TAXONOMY_DIR = ROOT / "topics" / "taxonomy"
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"  # 2: tags in chip order, own scores of implied ancestors, tags_json
 MONTHS = 24
 FIRST_MONTH = dt.date(2024, 1, 1)
 
@@ -557,6 +557,7 @@ def one_paper(writer, generic, *, paper_id, arxiv_id, day, topics, by_id, now) -
         "created_at": now,
         "modified_at": now,
     }
+    placed = tags_for(lead, other, by_id, cats, rnd)
     tags = [
         {
             "paper_id": paper_id,
@@ -564,21 +565,41 @@ def one_paper(writer, generic, *, paper_id, arxiv_id, day, topics, by_id, now) -
             "score": score,
             "rank": rank,
             "source": "model",
-            "evidence": evidence,
+            "evidence": json.dumps(evidence),
             "model_version": "bench-1",
             "created_at": now,
             "announced": day,  # the denormalised copy, where the column exists
+            "shown": shown,
+            "implied": implied,
         }
-        for rank, (topic_id, score, evidence) in enumerate(
-            tags_for(lead, other, by_id, cats, rnd), start=1
-        )
+        for rank, (topic_id, score, evidence, shown, implied) in enumerate(placed, start=1)
     ]
+    paper["tags_json"] = json.dumps(
+        [
+            {
+                "slug": by_id[t["topic_id"]]["slug"],
+                "name": by_id[t["topic_id"]]["name"],
+                "area": by_id[by_id[t["topic_id"]]["area_id"]]["slug"],
+                "score": t["score"],
+                "rank": t["rank"],
+                "source": t["source"],
+                "shown": t["shown"],
+                "implied": t["implied"],
+            }
+            for t in tags
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )  # what topics.services.chips.tags_json writes
     return paper, tags
 
 
 def tags_for(lead: dict, other: dict | None, by_id: dict, cats: list[str], r: random.Random):
-    """(topic_id, score, evidence JSON) of one paper: its leaf topics and their ancestors,
-    best first (the rank is the position)."""
+    """(topic_id, score, evidence, shown, implied) of one paper: its leaf topics and their
+    ancestors, each with its own score (an ancestor below its child), in the chips' display
+    order (topics.tagger.chips; the rank is the position)."""
+    from topics.tagger.chips import ChipTag, chips_arrange
+
     chosen: dict[int, tuple[float, dict]] = {}
     for leaf, top in ((lead, r.uniform(0.55, 0.97)), (other, r.uniform(0.3, 0.7))):
         if leaf is None:
@@ -602,19 +623,28 @@ def tags_for(lead: dict, other: dict | None, by_id: dict, cats: list[str], r: ra
         if shared:
             evidence["categories"] = shared
         chosen.setdefault(leaf["id"], (round(top, 4), evidence))
-        node, score = leaf, top
+        node = leaf
         while node["parent_id"]:
             child, node = node, by_id[node["parent_id"]]
-            score = min(0.99, score + r.uniform(0.0, 0.05))
-            implied = {
-                "similarity": round(r.uniform(0.2, 0.6), 3),
-                "implied_by": child["slug"],
-                "own_score": round(score * r.uniform(0.4, 0.9), 4),
-            }
-            if node["id"] not in chosen or chosen[node["id"]][0] < score:
-                chosen[node["id"]] = (round(score, 4), implied)
-    ranked = sorted(chosen.items(), key=lambda kv: -kv[1][0])
-    return [(topic_id, score, json.dumps(ev)) for topic_id, (score, ev) in ranked]
+            own = round(top * r.uniform(0.4, 0.9), 4)
+            implied = {"similarity": round(r.uniform(0.2, 0.6), 3), "implied_by": child["slug"]}
+            if node["id"] not in chosen or chosen[node["id"]][0] < own:
+                chosen[node["id"]] = (own, implied)
+
+    def ancestors(topic_id: int) -> tuple[int, ...]:
+        chain, parent = [], by_id[topic_id]["parent_id"]
+        while parent:
+            chain.append(parent)
+            parent = by_id[parent]["parent_id"]
+        return tuple(chain)
+
+    placed = chips_arrange(
+        [
+            ChipTag(t, ancestors(t), not by_id[t]["parent_id"], score, by_id[t]["depth"])
+            for t, (score, _) in chosen.items()
+        ]
+    )
+    return [(p.key, *chosen[p.key], p.shown, p.implied) for p in placed]
 
 
 # --- Measuring -----------------------------------------------------------------------------------

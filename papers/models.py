@@ -25,6 +25,11 @@ class Paper(models.Model):
     withdrawn = models.BooleanField(default=False)
     # When the tagger last ran on this paper (None: never); a paper may rightly get no tags.
     tagged_at = models.DateTimeField(null=True, blank=True)
+    # The paper's tags in display order as the API writes them (a JSON array of {slug, name,
+    # area, score, rank, source, shown, implied}), rebuilt by topics.services.chips whenever
+    # the tags change. The batch lookup pastes it into its answer as is: reading and encoding
+    # ~8 tag rows per paper for 2,000 papers was most of that request. NULL: not built yet.
+    tags_json = models.TextField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
 
