@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from config.api import ApiAutoSchema, BadRequest, page_of
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id, split_valid_ids
 from papers.paging import NewestFirstPagination
-from papers.selectors import paper_get, paper_list, paper_lookup_rows
+from papers.selectors import paper_get, paper_list, paper_lookup_json
 from papers.serializers import LookupPaperOutput, PaperDetailOutput, PaperOutput
 from papers.services.lookup import pending_register
 
@@ -133,7 +133,7 @@ class PaperLookupApi(APIView):
                 invalid_ids=bad,
             )
         wanted = list(dict.fromkeys(i.canonical for i in good))
-        known = paper_lookup_rows(arxiv_ids=wanted)
+        known = paper_lookup_json(arxiv_ids=wanted)
         missing = [arxiv_id for arxiv_id in wanted if arxiv_id not in known]
         from papers.models import PendingLookup
 
@@ -144,10 +144,10 @@ class PaperLookupApi(APIView):
         )
         pending = [arxiv_id for arxiv_id in missing if arxiv_id not in not_found]
         pending_register(arxiv_ids=pending)
-        return Response(
-            {
-                "papers": [known[i] for i in wanted if i in known],
-                "pending": pending,
-                "not_found": sorted(not_found),
-            }
+        # The entries come encoded (papers.selectors.paper_lookup_json): joined, not re-encoded.
+        body = (
+            '{"papers":['
+            + ",".join(known[i] for i in wanted if i in known)
+            + f'],"pending":{json.dumps(pending)},"not_found":{json.dumps(sorted(not_found))}}}'
         )
+        return HttpResponse(body, content_type="application/json")

@@ -1,3 +1,5 @@
+from functools import cached_property
+
 from django.db import models
 
 
@@ -44,6 +46,15 @@ class Paper(models.Model):
 
     def __str__(self) -> str:
         return f"{self.arxiv_id}v{self.version}: {self.title[:60]}"
+
+    @cached_property
+    def chips(self) -> list:
+        """The paper's chips, the tags a reader sees, in display order (topics.tagger.chips has
+        the rule). From the prefetched tags (papers.selectors.tags_prefetch) when there are."""
+        if "tags" in getattr(self, "_prefetched_objects_cache", {}):
+            return [tag for tag in self.tags.all() if tag.shown]
+        shown = self.tags.filter(shown=True, topic__active=True).select_related("topic")
+        return list(shown.order_by("rank"))
 
     @property
     def category_list(self) -> list[str]:

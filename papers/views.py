@@ -86,12 +86,11 @@ def newest_first_page(
 
 
 def decorate_rows(papers: list[Paper]) -> list[Paper]:
-    """What a paper row shows: the first few tags and authors and how many more there are."""
+    """What a paper row shows: the first few chips and authors and how many more there are."""
     for paper in papers:
-        # Fine-grained topics first: an area tag ("Computer Vision") says least, so it goes last.
-        tags = sorted(paper.tags.all(), key=lambda tag: tag.topic.parent_id is None)
-        paper.shown_tags = tags[:TAGS_SHOWN]
-        paper.more_tags = len(tags) - len(paper.shown_tags)
+        chips = paper.chips
+        paper.shown_tags = chips[:TAGS_SHOWN]
+        paper.more_tags = len(chips) - len(paper.shown_tags)
         authors = [a for a in (paper.authors or []) if isinstance(a, str)]
         paper.shown_authors = authors[:AUTHORS_SHOWN]
         paper.more_authors = len(authors) - len(paper.shown_authors)

@@ -76,24 +76,33 @@ def tags_arrange(rows: Sequence[PaperTopic], tree: dict[int, TopicNode]) -> list
     return ordered
 
 
-def tags_json(ordered: Iterable[PaperTopic], tree: dict[int, TopicNode]) -> str:
-    """The API's ``tags`` of one paper (papers.serializers.TagOutput's shape) as JSON text."""
+# The fields of one tag in the API (papers.serializers.TagOutput), in its order.
+TAG_FIELDS = ("slug", "name", "area", "score", "rank", "source", "shown", "implied")
+
+
+def tags_encode(entries: Iterable[Sequence]) -> str:
+    """JSON text of a paper's tags from their values in TAG_FIELDS order, display order."""
     return json.dumps(
-        [
-            {
-                "slug": tree[r.topic_id].slug,
-                "name": tree[r.topic_id].name,
-                "area": tree[r.topic_id].area,
-                "score": r.score,
-                "rank": r.rank,
-                "source": r.source,
-                "shown": r.shown,
-                "implied": r.implied,
-            }
-            for r in ordered
-        ],
+        [dict(zip(TAG_FIELDS, entry, strict=True)) for entry in entries],
         ensure_ascii=False,
         separators=(",", ":"),
+    )
+
+
+def tags_json(ordered: Iterable[PaperTopic], tree: dict[int, TopicNode]) -> str:
+    """The API's ``tags`` of one paper (papers.serializers.TagOutput's shape) as JSON text."""
+    return tags_encode(
+        (
+            tree[r.topic_id].slug,
+            tree[r.topic_id].name,
+            tree[r.topic_id].area,
+            r.score,
+            r.rank,
+            r.source,
+            r.shown,
+            r.implied,
+        )
+        for r in ordered
     )
 
 

@@ -36,6 +36,7 @@ from django.db.models import Max
 
 from papers.models import Paper
 from topics.models import PaperTopic, TagFeedback, Topic
+from topics.services.chips import paper_chips_refresh
 from topics.selectors import (
     feedback_verdicts,
     tagger_data_dir,
@@ -316,6 +317,11 @@ def paper_tags_settle(*, paper: Paper, topic: Topic, confirm: bool) -> None:
     user tags go, and so do the model's tags below it (a child implies its parent); curated tags
     are an editor's decision and stay. Confirmed: a user tag (kept by re-tagging) and its
     ancestors (as model tags, so that the hierarchy holds until the next re-tag)."""
+    _settle(paper=paper, topic=topic, confirm=confirm)
+    paper_chips_refresh(paper_ids=[paper.pk])
+
+
+def _settle(*, paper: Paper, topic: Topic, confirm: bool) -> None:
     tags = PaperTopic.objects.filter(paper=paper)
     if not confirm:
         tags.filter(topic=topic).exclude(source=PaperTopic.Source.CURATED).delete()
@@ -347,7 +353,9 @@ def paper_tags_settle(*, paper: Paper, topic: Topic, confirm: bool) -> None:
             PaperTopic.objects.create(
                 paper=paper,
                 topic=node,
-                score=tag.score,
+                # Not the child's score: the re-tag queued by feedback_applied gives the
+                # ancestor the model's own score for it; until then it claims nothing.
+                score=0.0,
                 rank=last,
                 source=PaperTopic.Source.MODEL,
                 evidence={"implied_by": topic.slug},

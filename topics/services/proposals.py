@@ -43,6 +43,7 @@ from django.utils.text import slugify
 from papers.models import Paper
 from topics.models import PaperTopic, Topic, TopicProposal
 from topics.selectors import tagger_get
+from topics.services.chips import paper_chips_refresh
 
 logger = logging.getLogger(__name__)
 
@@ -568,6 +569,9 @@ def topic_proposal_accept(
             present.setdefault(paper_id, set()).add(topic_id)
             last_rank[paper_id] = max(last_rank.get(paper_id, 0), rank)
     evidence = {"proposal": proposal.id, "phrases": [{"text": p} for p in proposal.phrases[:5]]}
+    # The ancestors the new topic implies get the model's own score for them (not the
+    # curated 1.0 of the new topic: nobody vouched for the parent).
+    own = _own_scores(member_ids)
     rows = []
     for paper_id in member_ids:
         rank = last_rank.get(paper_id, 0) + 1
@@ -589,7 +593,7 @@ def topic_proposal_accept(
                     PaperTopic(
                         paper_id=paper_id,
                         topic=ancestor,
-                        score=1.0,
+                        score=round(own.get(paper_id, {}).get(ancestor.slug, 0.0), 4),
                         rank=rank,
                         source=PaperTopic.Source.MODEL,
                         evidence={"implied_by": topic.slug},
@@ -597,6 +601,7 @@ def topic_proposal_accept(
                     )
                 )
     PaperTopic.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
+    paper_chips_refresh(paper_ids=member_ids)
     proposal.status = TopicProposal.Status.ACCEPTED
     proposal.accepted_topic = topic
     proposal.name = name
@@ -605,6 +610,14 @@ def topic_proposal_accept(
     proposal.save(update_fields=["status", "accepted_topic", "name", "parent", "decided_at"])
     logger.info("proposal %s accepted as topic %s (%d papers)", proposal.id, topic.slug, len(rows))
     return topic
+
+
+def _own_scores(paper_ids: list[int]) -> dict[int, dict[str, float]]:
+    from topics.services.tagging import paper_input_from
+
+    papers = list(Paper.objects.filter(id__in=paper_ids))
+    scores = tagger_get().own_scores([paper_input_from(p) for p in papers])
+    return {p.id: s for p, s in zip(papers, scores, strict=True)}
 
 
 def topic_proposal_reject(proposal: TopicProposal) -> None:
