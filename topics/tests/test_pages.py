@@ -95,11 +95,13 @@ class TestTopicPage:
         assert f'href="/papers/{newest.arxiv_id}/"' in html
         assert '<time datetime="2025-03-03">3 Mar 2025</time>' in html
         assert '<span class="category" title="Primary arXiv category">cs.LG</span>' in html
-        # Three authors, then "+2"; four tags, then "+3" for the rest.
+        # Three authors, then "+2"; four of the six chips, then "+2" for the rest. The area
+        # (tagged, scored highest) is no chip: it is the page's area line.
         assert "Ada Lovelace, Alan Turing, Grace Hopper" in html
         assert "Edsger Dijkstra" not in html
         assert ">+2</span>" in html
-        assert ">+3</a>" in html
+        assert ">+2</a>" in html
+        assert 'href="/topics/rl/"' not in html
         assert 'class="tag tag-current" href="/topics/policy-gradient/"' in html
         assert 'href="/topics/offline-rl/"' in html
         # Abstracts are in the page (collapsed by script, readable without it).
