@@ -383,7 +383,7 @@ def test_an_implied_ancestor_keeps_its_own_score_and_is_no_chip(tagger):
     chips = [t for t in tags if t.shown]
     assert implied and chips
     assert not any(t.shown for t in implied)
-    assert chips[0].slug == "policy-gradient"
+    assert chips[0].slug in {"policy-gradient", "ppo"}  # the most specific RL topics
     assert by_slug_score(tags, "rl") < chips[0].score  # the area's own, lower score
 
 
