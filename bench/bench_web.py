@@ -749,6 +749,54 @@ def lookup_rows(bench: Bench, label: str, pool, *, rounds: int, r: random.Random
     ]
 
 
+def lookup_ab_rows(bench: Bench, label: str, pool, *, rounds: int, r: random.Random) -> list[dict]:
+    """The 2,000-id lookup answered by the old code path (bench/lookup_legacy.py, before
+    Paper.tags_json) and the current one alternately, on the same fresh ids each round; which
+    goes first alternates too, so neither always meets the colder cache."""
+    import lookup_legacy
+
+    from papers.apis import PaperLookupApi
+
+    paths = {"old": lookup_legacy.post, "new": PaperLookupApi.post}
+    times: dict[str, list[float]] = {"old": [], "new": []}
+    cpu: dict[str, list[float]] = {"old": [], "new": []}
+    try:
+        for round_no in range(rounds):
+            ids = arxiv_ids(r.sample(pool, min(2000, len(pool))))
+            answers = {}
+            for name in ("old", "new") if round_no % 2 == 0 else ("new", "old"):
+                PaperLookupApi.post = paths[name]
+                elapsed, answers[name] = bench.post("/api/v1/papers/lookup", {"ids": ids})
+                times[name].append(elapsed)
+                cpu[name].append(bench.cpu)
+            old, new = answers["old"]["papers"], answers["new"]["papers"]
+            assert len(new) == len(ids), "lookup lost papers"
+            flags = ("shown", "implied")
+            assert old == [
+                {**p, "tags": [{k: v for k, v in t.items() if k not in flags} for t in p["tags"]]}
+                for p in new
+            ], "the two paths disagree"
+            print(f"  lookup {label} {round_no + 1}: old {times['old'][-1]:.0f} ms, "
+                  f"new {times['new'][-1]:.0f} ms")  # fmt: skip
+    finally:
+        PaperLookupApi.post = paths["new"]
+    ratio = statistics.median(times["old"]) / statistics.median(times["new"])
+    return [
+        {
+            "name": f"lookup, 2,000 {label} ids, {name}",
+            "n": len(times[name]),
+            "median": statistics.median(times[name]),
+            "p95": pct(times[name], 0.95),
+            "max": max(times[name]),
+            "cpu": statistics.median(cpu[name]),
+            "queries": "",
+            "note": ID_NOTES[label]
+            + ("; before Paper.tags_json" if name == "old" else f"; {ratio:.1f}x faster than old"),
+        }
+        for name in ("old", "new")
+    ]
+
+
 ID_NOTES = {
     "recent": "2,000 of the papers announced in the last two weeks, like an arXiv listing",
     "random": "2,000 papers from anywhere in the two years",
@@ -816,7 +864,10 @@ def measure(args) -> list[dict]:
             )
         )
         for label, pool in (("recent", recent), ("random", range(1, max_id + 1))):
-            rows.extend(lookup_rows(bench, label, pool, rounds=args.rounds, r=r))
+            if args.lookup_ab:
+                rows.extend(lookup_ab_rows(bench, label, pool, rounds=args.rounds, r=r))
+            else:
+                rows.extend(lookup_rows(bench, label, pool, rounds=args.rounds, r=r))
     if args.per_query:
         from papers.search import search_filter
 
@@ -886,6 +937,11 @@ def main() -> int:
     parser.add_argument("--only", type=lambda s: s.split(","), default=None)
     parser.add_argument("--per-query", action="store_true", help="also time each search")
     parser.add_argument("--json", type=Path, help="write the rows here as JSON")
+    parser.add_argument(
+        "--lookup-ab",
+        action="store_true",
+        help="lookup only: the old (bench/lookup_legacy.py) and new code paths alternately",
+    )
     parser.add_argument(
         "--no-gc-freeze",
         dest="gc_freeze",
@@ -961,7 +1017,11 @@ def main() -> int:
 
     import papers.apis
 
-    reads = "paper_lookup_rows" if hasattr(papers.apis, "paper_lookup_rows") else "papers_by_ids"
+    reads = next(
+        name
+        for name in ("paper_lookup_json", "paper_lookup_rows", "papers_by_ids")
+        if hasattr(papers.apis, name)
+    )
     print(f"measuring ({machine()}); PaperLookupApi reads {reads}")
     if args.gc_freeze:
         freeze_after_warm_up()

@@ -6,6 +6,7 @@ import json
 import re
 from datetime import date
 
+from django.db import connection
 from django.db.models import Prefetch, Q, QuerySet
 
 from papers.models import Paper
@@ -49,11 +50,20 @@ def paper_lookup_json(*, arxiv_ids: list[str]) -> dict[str, str]:
     reading ~8 tag rows a paper and encoding them took most of the request. A paper whose
     ``tags_json`` is not built yet (NULL) gets it built from its stored tags here.
     """
-    rows = list(
-        Paper.objects.filter(arxiv_id__in=arxiv_ids).values_list(
-            "id", "arxiv_id", "version", "title", "primary_category", "tags_json"
-        )
-    )
+    columns = ("id", "arxiv_id", "version", "title", "primary_category", "tags_json")
+    if connection.vendor == "postgresql":
+        # One array parameter instead of an IN list of 2,000: the ORM's form spent longer
+        # building, sending and planning the list, and converting rows, than the server did
+        # finding them.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT {', '.join(columns)} FROM {Paper._meta.db_table} "
+                "WHERE arxiv_id = ANY(%s)",
+                [list(arxiv_ids)],
+            )
+            rows = cursor.fetchall()
+    else:
+        rows = list(Paper.objects.filter(arxiv_id__in=arxiv_ids).values_list(*columns))
     missing = [pk for pk, *_, tags in rows if tags is None]
     built = _tags_json_from_rows(paper_ids=missing) if missing else {}
     dumps = json.JSONEncoder(ensure_ascii=False).encode
