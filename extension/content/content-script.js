@@ -184,7 +184,7 @@
 
   document.addEventListener('click', (event) => {
     const button = event.target.closest?.('button.paperscope-save');
-    if (!button) return;
+    if (!button || !PS.model.isUserAction(event)) return;
     event.preventDefault();
     const id = button.dataset.paperscopeId;
     if (button.dataset.state === 'saved') unsave(id);

@@ -59,8 +59,15 @@
     error: 'Paperscope unavailable',
   };
 
+  // Only what the person did: the page's own scripts can dispatch keydown events and call
+  // button.click() on our nodes, and those reach the content script with isTrusted false.
+  function isUserAction(event) {
+    return event?.isTrusted === true;
+  }
+
   // Keys that belong to the page or the browser: typing, modifiers, IME composition.
   function isSaveKey(event) {
+    if (!isUserAction(event)) return false;
     if (event.key !== 's' || event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return false;
     const target = event.target;
     if (!target || target.isContentEditable) return false;
@@ -68,5 +75,5 @@
     return !['INPUT', 'TEXTAREA', 'SELECT'].includes(tag);
   }
 
-  PS.model = { forPaper, topicUrl, safeServer, isSaveKey, STATUS_TEXT, MAX_CHIPS };
+  PS.model = { forPaper, topicUrl, safeServer, isSaveKey, isUserAction, STATUS_TEXT, MAX_CHIPS };
 })();

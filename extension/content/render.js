@@ -120,7 +120,9 @@
       const button = el(doc, 'button', 'paperscope-filter', label);
       button.type = 'button';
       button.dataset.mode = mode;
-      button.addEventListener('click', () => onChange(mode));
+      button.addEventListener('click', (event) => {
+        if (PS.model.isUserAction(event)) onChange(mode);
+      });
       node.append(button);
     }
     node.append(el(doc, 'span', 'paperscope-toolbar-status'));

@@ -49,7 +49,7 @@ describe('content model', () => {
   });
 
   it('takes `s` only outside fields and without modifiers', () => {
-    const key = (extra) => ({ key: 's', target: { tagName: 'BODY' }, ...extra });
+    const key = (extra) => ({ key: 's', target: { tagName: 'BODY' }, isTrusted: true, ...extra });
     assert.equal(model.isSaveKey(key()), true);
     assert.equal(model.isSaveKey(key({ target: { tagName: 'INPUT' } })), false);
     assert.equal(model.isSaveKey(key({ target: { tagName: 'TEXTAREA' } })), false);
@@ -58,5 +58,15 @@ describe('content model', () => {
     assert.equal(model.isSaveKey(key({ ctrlKey: true })), false);
     assert.equal(model.isSaveKey(key({ isComposing: true })), false);
     assert.equal(model.isSaveKey(key({ key: 'S' })), false);
+  });
+
+  // Security finding 1 (issue 17): a script on the arXiv page can dispatch a keydown or call
+  // button.click(); such events reach the content script too, with isTrusted false.
+  it('ignores keys and clicks that a page script made up', () => {
+    assert.equal(model.isSaveKey({ key: 's', target: { tagName: 'BODY' }, isTrusted: false }), false);
+    assert.equal(model.isSaveKey({ key: 's', target: { tagName: 'BODY' } }), false);
+    assert.equal(model.isUserAction({ isTrusted: false }), false);
+    assert.equal(model.isUserAction({}), false);
+    assert.equal(model.isUserAction({ isTrusted: true }), true);
   });
 });

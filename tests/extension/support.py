@@ -81,6 +81,16 @@ class Extension:
     def set_storage(self, values: dict):
         self.worker.evaluate("(values) => chrome.storage.local.set(values)", values)
 
+    def token(self):
+        """The API token as the service worker keeps it (session storage, never local)."""
+        return self.worker.evaluate("() => chrome.storage.session.get('token')").get("token")
+
+    def set_token(self, token):
+        if token is None:
+            self.worker.evaluate("() => chrome.storage.session.remove('token')")
+        else:
+            self.worker.evaluate("(token) => chrome.storage.session.set({token})", token)
+
     def badge(self) -> str:
         return self.worker.evaluate("() => chrome.action.getBadgeText({})")
 
