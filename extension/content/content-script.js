@@ -1,5 +1,5 @@
 // Content script for arxiv.org abstract, listing, search and HTML pages: reads the ids on the page,
-// asks the service worker for their tags in one message, renders chips in small batches, and keeps
+// asks the service worker for their tags in one message, renders all chips in one pass, and keeps
 // them in place when the page re-renders. Nothing here talks to the server directly.
 (() => {
   const PS = globalThis.Paperscope;
@@ -10,7 +10,6 @@
 
   const started = performance.now();
   const root = document.documentElement;
-  const BATCH = 500;
   const MAX_POLLS = 8;
   const QUEUED_REASONS = {
     'not-connected': 'Queued: connect Paperscope (toolbar button) to deliver it',
@@ -49,7 +48,6 @@
     });
   }
 
-  const pause = () => (globalThis.scheduler?.yield ? globalThis.scheduler.yield() : new Promise((resolve) => setTimeout(resolve, 0)));
   const unique = (ids) => [...new Set(ids)];
   const findEntries = () => PS.pages.entries(document, pageKind, location);
 
@@ -105,27 +103,15 @@
     }
   }
 
-  // The entries in view first: found by bisection, a dozen layout reads on a clean layout.
-  function fromViewport(entries) {
-    if (entries.length <= BATCH) return entries;
-    let low = 0;
-    let high = entries.length - 1;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (entries[middle].after.getBoundingClientRect().bottom < 0) low = middle + 1;
-      else high = middle;
-    }
-    return low ? [...entries.slice(low), ...entries.slice(0, low)] : entries;
-  }
-
-  async function renderAll(all) {
-    const entries = fromViewport(all);
-    for (let start = 0; start < entries.length; start += BATCH) {
-      if (start) await pause();
-      for (const entry of entries.slice(start, start + BATCH)) renderEntry(entry);
-      // Lay this batch out now, inside its own short task: left to the next frame, the layout of
-      // many batches piles up into one long task on a big listing.
-      if (entries.length > BATCH) void root.offsetHeight;
+  // Every entry in one synchronous pass, and one layout after it (the browser's, at the next
+  // frame): batches with a forced layout each re-laid the whole 6 MB listing four times. Our own
+  // insertions are kept from the MutationObserver, which would otherwise sift ~4,000 records.
+  async function renderAll(entries) {
+    observer.disconnect();
+    try {
+      for (const entry of entries) renderEntry(entry);
+    } finally {
+      observer.observe(document.body ?? root, { childList: true, subtree: true });
     }
     updateToolbar();
     root.dataset.paperscope = state.error && !state.papers.size ? 'error' : state.pending.size ? 'pending' : 'ready';
@@ -253,9 +239,10 @@
     if (missing.length) await renderAll(missing);
   }
 
-  new MutationObserver((records) => {
+  const observer = new MutationObserver((records) => {
     if (ensureTimer === null && records.some(relevant)) ensureTimer = setTimeout(ensureAll, 100);
-  }).observe(document.body ?? root, { childList: true, subtree: true });
+  });
+  observer.observe(document.body ?? root, { childList: true, subtree: true });
 
   chrome.storage.onChanged.addListener((changes, area) => {
     if (area !== 'local') return;

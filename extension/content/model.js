@@ -3,7 +3,8 @@
   const PS = (globalThis.Paperscope ??= {});
   if (PS.model) return;
 
-  const MAX_CHIPS = 6;
+  // The server sends at most seven chips (topics/tagger/chips.py): all of them fit.
+  const MAX_CHIPS = 7;
 
   function safeServer(server) {
     try {
@@ -37,7 +38,11 @@
       return { state, chips: [], more: 0, followed: false };
     }
     const tags = paper.tags ?? [];
-    const chips = tags.slice(0, maxChips).map((tag) => ({
+    // Only the chips, in the server's order: never an area, never a parent a chip implies. A
+    // server from before the flags sends none: then every tag, as before.
+    const flagged = tags.some((tag) => typeof tag.shown === 'boolean');
+    const shown = flagged ? tags.filter((tag) => tag.shown === true) : tags;
+    const chips = shown.slice(0, maxChips).map((tag) => ({
       text: tag.name,
       href: topicUrl(server, tag.slug),
       title: chipTitle(tag),
@@ -47,7 +52,8 @@
     return {
       state: tags.length ? 'tagged' : 'untagged',
       chips,
-      more: Math.max(0, tags.length - maxChips),
+      more: Math.max(0, shown.length - maxChips),
+      // A paper in a followed topic stands out even when that topic is implied, not a chip.
       followed: tags.some((tag) => isFollowed(tag, followed)),
     };
   }

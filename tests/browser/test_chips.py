@@ -19,8 +19,10 @@ def test_a_paper_row_shows_no_area_chip_and_the_api_order(open_page, client):
     expect(rows).to_have_count(8)
 
     for n in range(8):
-        hrefs = rows.nth(n).locator("ul.tags a.tag:not(.tag-more)").evaluate_all(
-            "links => links.map(a => a.getAttribute('href'))"
+        hrefs = (
+            rows.nth(n)
+            .locator("ul.tags a.tag:not(.tag-more)")
+            .evaluate_all("links => links.map(a => a.getAttribute('href'))")
         )
         assert hrefs, f"row {n} shows no chip"
         assert "/topics/rl/" not in hrefs  # the area: tagged on every paper, never a chip

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from papers.models import Paper
 from topics.models import PaperTopic, Topic
+from topics.services.chips import paper_chips_refresh
 
 
 def area(slug: str, name: str, code: str) -> Topic:
@@ -23,6 +24,7 @@ def paper(arxiv_id: str, tags: list[tuple[Topic, float]], title: str = "") -> Pa
         PaperTopic(paper=row, topic=t, score=score, rank=rank)
         for rank, (t, score) in enumerate(tags, start=1)
     )
+    paper_chips_refresh(paper_ids=[row.pk])  # display order, shown/implied, tags_json
     return row
 
 
@@ -33,6 +35,7 @@ def papers_bulk(arxiv_ids: list[str], tags: list[tuple[Topic, float]]) -> None:
         for row in rows
         for rank, (t, score) in enumerate(tags, start=1)
     )
+    paper_chips_refresh(paper_ids=[row.pk for row in rows])
 
 
 def taxonomy() -> dict[str, Topic]:

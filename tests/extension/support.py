@@ -53,9 +53,18 @@ class ArxivSite:
             route.fulfill(status=404, content_type="text/plain", body="not in the fixtures")
 
 
-def launch(playwright, profile_dir: Path, site: ArxivSite):
+def launch(playwright, profile_dir: Path, site: ArxivSite, extension_dir: Path = EXTENSION_DIR):
+    """Chromium with the unpacked extension of extension_dir (another build: a benchmark's
+    side-by-side comparison)."""
+    args = EXTENSION_ARGS
+    if extension_dir != EXTENSION_DIR:
+        args = [
+            f"--disable-extensions-except={extension_dir}",
+            f"--load-extension={extension_dir}",
+            *CHROMIUM_ARGS,
+        ]
     context = playwright.chromium.launch_persistent_context(
-        str(profile_dir), executable_path=str(CHROMIUM), headless=True, args=EXTENSION_ARGS
+        str(profile_dir), executable_path=str(CHROMIUM), headless=True, args=args
     )
     context.route("https://arxiv.org/**", site.handle)
     context.route(OUTSIDE, lambda route: route.abort("internetdisconnected"))

@@ -285,7 +285,9 @@ def hierarchy_violations(tags: Sequence[Pred], parents: Parents) -> int:
     """Tags whose parent is missing from the tags. (A parent may score below its child: an
     implied ancestor carries its own score, issue 13.)"""
     present = {p.slug for p in tags}
-    return sum(1 for p in tags if parents.get(p.slug) is not None and parents[p.slug] not in present)
+    return sum(
+        1 for p in tags if parents.get(p.slug) is not None and parents[p.slug] not in present
+    )
 
 
 def shown_chips(tags: Sequence[Pred], areas: set[str]) -> list[str]:
@@ -422,7 +424,9 @@ def evaluate(
         "first_chip_right": first_chip_right(gold, chips),
         # Right against the labelled topics only, not the ancestors expand() added: a broad
         # parent first is "right" above but is not what the paper would be filed under.
-        "first_chip_most_specific": first_chip_right([most_specific(g, parents) for g in gold], chips),
+        "first_chip_most_specific": first_chip_right(
+            [most_specific(g, parents) for g in gold], chips
+        ),
         "first_three_chips_right": shown_precision_at_k(gold, chips, 3),
         "chips_per_paper": sum(len(c) for c in chips) / n if n else 0.0,
         "papers_under_3_chips": sum(1 for c in chips if len(c) < 3) / n if n else 0.0,

@@ -35,7 +35,9 @@ class TopicNode:
 def topic_tree() -> dict[int, TopicNode]:
     """Every topic by id with what the display rule and the tags JSON need (one query)."""
     rows = list(
-        Topic.objects.values_list("id", "slug", "name", "parent_id", "area__slug", "depth", "active")
+        Topic.objects.values_list(
+            "id", "slug", "name", "parent_id", "area__slug", "depth", "active"
+        )
     )
     parent_of = {pk: parent for pk, _, _, parent, *_ in rows}
     tree = {}
@@ -106,7 +108,9 @@ def tags_json(ordered: Iterable[PaperTopic], tree: dict[int, TopicNode]) -> str:
     )
 
 
-def paper_chips_refresh(*, paper_ids: Iterable[int], tree: dict[int, TopicNode] | None = None) -> int:
+def paper_chips_refresh(
+    *, paper_ids: Iterable[int], tree: dict[int, TopicNode] | None = None
+) -> int:
     """Re-arrange the stored tags of these papers and rebuild their ``tags_json`` (after
     feedback, an accepted proposal, a renamed or retired topic); returns papers refreshed."""
     ids = sorted(set(paper_ids))

@@ -36,7 +36,6 @@ from django.db.models import Max
 
 from papers.models import Paper
 from topics.models import PaperTopic, TagFeedback, Topic
-from topics.services.chips import paper_chips_refresh
 from topics.selectors import (
     feedback_verdicts,
     tagger_data_dir,
@@ -44,6 +43,7 @@ from topics.selectors import (
     topic_descendant_ids,
     topic_specs_active,
 )
+from topics.services.chips import paper_chips_refresh
 
 if TYPE_CHECKING:
     from topics.tagger.engine import Tagger

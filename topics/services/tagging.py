@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from papers.models import Paper
 from papers.paging import newest_first
-from topics.models import PaperTopic, Topic
+from topics.models import PaperTopic
 from topics.selectors import feedback_verdicts, tagger_get
 from topics.services.chips import tags_arrange, tags_json, topic_tree
 from topics.tagger.engine import PaperInput
@@ -39,8 +39,8 @@ def papers_tag(*, paper_ids: Iterable[int]) -> int:
     on a paper (net over everyone's votes) is not tagged again, nor are the topics below it, and
     a user tag the vote went against is removed (curated tags stay). The ancestors of kept tags
     are tagged too (with the model's own score for them), and ranks run over all of a paper's
-    tags in display order (topics.tagger.chips), which is also what ``Paper.tags_json`` holds. Papers deleted since they were
-    queued are skipped.
+    tags in display order (topics.tagger.chips), which is also what ``Paper.tags_json`` holds.
+    Papers deleted since they were queued are skipped.
     """
     return _tag_in_batches(sorted(set(paper_ids)))
 

@@ -74,7 +74,8 @@ def test_tagging_stores_display_order_flags_and_the_lookup_json(topics):
     rows = list(PaperTopic.objects.filter(paper=stored).select_related("topic").order_by("rank"))
     assert [r.rank for r in rows] == list(range(1, len(rows) + 1))
     chips = [r for r in rows if r.shown]
-    assert rows[: len(chips)] == chips and chips
+    assert rows[: len(chips)] == chips
+    assert chips
     assert not any(r.topic.parent_id is None for r in chips)
     by_slug = {r.topic.slug: r for r in rows}
     # PPO implies Policy Gradient and RL: stored (topic pages, counts), implied, not chips,

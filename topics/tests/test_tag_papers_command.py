@@ -47,7 +47,8 @@ def test_offline_tagging_writes_ranked_tags_with_evidence_per_input_line(topics,
     # Display order: the chips first; no area (here "rl") is ever one; the parents they imply
     # are there, marked implied and not shown.
     shown = [t["shown"] for t in first]
-    assert shown == sorted(shown, reverse=True) and shown[0]
+    assert shown == sorted(shown, reverse=True)
+    assert shown[0]
     by_slug = {t["slug"]: t for t in first}
     assert by_slug["proximal-policy-optimization"]["shown"]
     assert (by_slug["rl"]["shown"], by_slug["rl"]["implied"]) == (False, True)

@@ -175,7 +175,8 @@ def assert_well_formed(tags: list[Tag]):
         parent = PARENT[t.slug]
         if parent is not None:  # hierarchy: ancestors included, implied, never chips
             assert parent in by_slug, f"{t.slug} without its parent {parent}"
-            assert by_slug[parent].implied and not by_slug[parent].shown
+            assert by_slug[parent].implied
+            assert not by_slug[parent].shown
         assert t.implied == any(PARENT[o.slug] == t.slug for o in tags)
         assert isinstance(t.evidence, dict)
         assert "similarity" in t.evidence
@@ -381,7 +382,8 @@ def test_an_implied_ancestor_keeps_its_own_score_and_is_no_chip(tagger):
         assert tag.score == pytest.approx(own.get(tag.slug, 0.0), abs=1e-4), tag.slug
     implied = [t for t in tags if t.implied]
     chips = [t for t in tags if t.shown]
-    assert implied and chips
+    assert implied
+    assert chips
     assert not any(t.shown for t in implied)
     assert chips[0].slug in {"policy-gradient", "ppo"}  # the most specific RL topics
     assert by_slug_score(tags, "rl") < chips[0].score  # the area's own, lower score
