@@ -11,7 +11,6 @@
   const started = performance.now();
   const root = document.documentElement;
   const MAX_POLLS = 8;
-  const LARGE_LISTING = 200;
   const QUEUED_REASONS = {
     'not-connected': 'Queued: connect Paperscope (toolbar button) to deliver it',
     'token-expired': 'Queued: your Paperscope token expired; reconnect to deliver it',
@@ -108,10 +107,6 @@
   // frame): batches with a forced layout each re-laid the whole 6 MB listing four times. Our own
   // insertions are kept from the MutationObserver, which would otherwise sift ~4,000 records.
   async function renderAll(entries) {
-    // On a big listing, entries out of view are left for the browser to lay out when they
-    // scroll in (paperscope.css): otherwise the one layout after this pass re-lays every one of
-    // 2,000 entries, abstracts included, in a single long task.
-    if (entries.length >= LARGE_LISTING) root.classList.add('paperscope-large');
     observer.disconnect();
     try {
       for (const entry of entries) renderEntry(entry);
