@@ -15,7 +15,11 @@ export function createContext({ chrome = globalThis.chrome, fetch = globalThis.f
   });
   // Lookups are cached in memory-backed session storage.
   const cache = chrome.storage.session;
-  return { chrome, local, tokens, api, cache, now, locks };
+  // Work a handler leaves until its answer has been sent (service-worker.js runs it).
+  const deferred = [];
+  const afterReply = (fn) => deferred.push(fn);
+  const runDeferred = () => deferred.splice(0).forEach((fn) => fn());
+  return { chrome, local, tokens, api, cache, now, locks, afterReply, runDeferred };
 }
 
 // Runs fn alone among all holders of the named lock (Web Locks: shared by every event the worker

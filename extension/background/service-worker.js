@@ -46,6 +46,10 @@ chrome.alarms.onAlarm.addListener((alarm) => {
   onAlarm(alarm).catch((error) => console.warn(`Paperscope alarm ${alarm.name} failed`, error));
 });
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
-  handleMessage(createContext(), message, sender).then(sendResponse);
+  const ctx = createContext();
+  handleMessage(ctx, message, sender).then((answer) => {
+    sendResponse(answer);
+    ctx.runDeferred();
+  });
   return true;
 });
