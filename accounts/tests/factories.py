@@ -74,7 +74,13 @@ def paper_create(
 
 
 def tag_create(paper: Paper, topic: Topic, *, score: float = 0.8, rank: int = 1) -> PaperTopic:
-    return PaperTopic.objects.create(paper=paper, topic=topic, score=score, rank=rank)
+    """A tag, then the paper's tags arranged by the chips' display rule, as the services do."""
+    from topics.services.chips import paper_chips_refresh
+
+    tag = PaperTopic.objects.create(paper=paper, topic=topic, score=score, rank=rank)
+    paper_chips_refresh(paper_ids=[paper.pk])
+    tag.refresh_from_db()
+    return tag
 
 
 def api_token(user, *, scopes=ALL_SCOPES, name: str = "test token") -> tuple:

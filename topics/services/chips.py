@@ -53,7 +53,9 @@ def topic_tree() -> dict[int, TopicNode]:
 def tags_arrange(rows: Sequence[PaperTopic], tree: dict[int, TopicNode]) -> list[PaperTopic]:
     """Set ``rank``, ``shown`` and ``implied`` on one paper's rows (in memory, nothing saved) and
     return the rows of active topics in display order. Rows of retired topics go last, unshown."""
-    live = [r for r in rows if r.topic_id in tree and tree[r.topic_id].active]
+    live = sorted(
+        (r for r in rows if r.topic_id in tree and tree[r.topic_id].active), key=lambda r: r.rank
+    )
     by_topic = {r.topic_id: r for r in live}
     placed = chips_arrange(
         [

@@ -6,7 +6,8 @@ at most :data:`MAX_CHIPS`. An area is never a chip (it is the topic's area line)
 ancestor of another of the paper's tags is *implied*: it stays stored, so the paper is on that
 topic's page and in its counts, but it is not a chip. The order of the whole list, which is also
 the stored ``rank``, is: chips, then specific tags past the chip limit, then implied topics, then
-areas; within each group by score, a deeper topic first on equal scores.
+areas; within each group by score, a deeper topic first on equal scores, then in the order
+given (callers pass the previous order, so a tie never reshuffles a paper's tags).
 
 Pure Python (the tagger, the services and the migrations call it): a tag is described by a
 :class:`ChipTag` whose ``key`` the caller chooses (a slug, a topic id).
@@ -42,7 +43,7 @@ def chips_arrange(tags: Sequence[ChipTag], *, max_chips: int = MAX_CHIPS) -> lis
     implied = {a for t in tags for a in t.ancestors if a in present}
 
     def best(t: ChipTag) -> tuple:
-        return (-t.score, -t.depth, str(t.key))
+        return (-t.score, -t.depth)  # sorted() is stable: ties keep the order given
 
     specific = sorted((t for t in tags if not t.is_area and t.key not in implied), key=best)
     parents = sorted((t for t in tags if not t.is_area and t.key in implied), key=best)
