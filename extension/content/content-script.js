@@ -93,7 +93,9 @@
     const bar = PS.render.bar(document, entry);
     PS.render.fill(document, bar, view);
     const button = PS.render.saveButton(document, entry, bar);
-    if (!button.dataset.state || button.dataset.state === 'idle') PS.render.setSaveState(button, state.saved.has(entry.id) ? 'saved' : 'idle');
+    // A new button is already "idle" as cloned: write it only when that is not what it shows.
+    const wanted = state.saved.has(entry.id) ? 'saved' : 'idle';
+    if ((!button.dataset.state || button.dataset.state === 'idle') && button.dataset.state !== wanted) PS.render.setSaveState(button, wanted);
     if (view.followed) state.followedIds.add(entry.id);
     else state.followedIds.delete(entry.id);
     for (const node of entry.box) {

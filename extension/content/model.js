@@ -15,9 +15,11 @@
     }
   }
 
+  // From a base safeServer() already checked (null: no link).
+  const topicHref = (base, slug) => (base ? `${base}/topics/${encodeURIComponent(slug)}/` : null);
+
   function topicUrl(server, slug) {
-    const base = safeServer(server);
-    return base ? `${base}/topics/${encodeURIComponent(slug)}/` : null;
+    return topicHref(safeServer(server), slug);
   }
 
   function isFollowed(tag, followed) {
@@ -38,13 +40,14 @@
       return { state, chips: [], more: 0, followed: false };
     }
     const tags = paper.tags ?? [];
+    const base = safeServer(server); // once per paper, not once per chip
     // Only the chips, in the server's order: never an area, never a parent a chip implies. A
     // server from before the flags sends none: then every tag, as before.
     const flagged = tags.some((tag) => typeof tag.shown === 'boolean');
     const shown = flagged ? tags.filter((tag) => tag.shown === true) : tags;
     const chips = shown.slice(0, maxChips).map((tag) => ({
       text: tag.name,
-      href: topicUrl(server, tag.slug),
+      href: topicHref(base, tag.slug),
       title: chipTitle(tag),
       slug: tag.slug,
       followed: isFollowed(tag, followed),

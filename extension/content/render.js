@@ -29,6 +29,7 @@
     const button = el(doc, 'button', 'paperscope-save', 'Save');
     button.type = 'button';
     button.title = 'Save to your Paperscope reading list (s)';
+    button.dataset.state = 'idle';
     group.append(button);
     made = { bar: barNode, link, span: el(doc, 'span', 'paperscope-chip'), group };
     templates.set(doc, made);
