@@ -262,8 +262,9 @@ are the page's tasks over 50 ms after the content script started, on cold listin
 including a scroll to the bottom. Cold runs empty the extension's lookup cache first; warm runs
 answer from it. The server alone answers the 2,000-id lookup in {server_ms:.0f} ms (best of 3,
 from Python). Targets (issue 7): all chips of 2,000 entries within 1 s, one lookup request,
-no long task over 200 ms; an abstract page's chips within 200 ms. Compare runs at a similar load: on this machine at load 7
-(other jobs running) the cold listing took 2.1-2.8 s and the longest task 400-650 ms.
+no long task over 200 ms; an abstract page's chips within 200 ms. Compare runs at a similar
+load: on this machine at load 7 (other jobs running) the cold listing took 2.1-2.8 s and the
+longest task 400-650 ms.
 
 | page | runs | chips | median ms | worst ms | painted ms | lookup ms | lookup requests \
 | longest task ms | long tasks | slowest scroll frame ms |

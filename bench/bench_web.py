@@ -574,23 +574,21 @@ def one_paper(writer, generic, *, paper_id, arxiv_id, day, topics, by_id, now) -
         }
         for rank, (topic_id, score, evidence, shown, implied) in enumerate(placed, start=1)
     ]
-    paper["tags_json"] = json.dumps(
-        [
-            {
-                "slug": by_id[t["topic_id"]]["slug"],
-                "name": by_id[t["topic_id"]]["name"],
-                "area": by_id[by_id[t["topic_id"]]["area_id"]]["slug"],
-                "score": t["score"],
-                "rank": t["rank"],
-                "source": t["source"],
-                "shown": t["shown"],
-                "implied": t["implied"],
-            }
-            for t in tags
-        ],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )  # what topics.services.chips.tags_json writes
+    from topics.services.chips import tags_encode  # the service's own encoding of tags_json
+
+    paper["tags_json"] = tags_encode(
+        (
+            by_id[t["topic_id"]]["slug"],
+            by_id[t["topic_id"]]["name"],
+            by_id[by_id[t["topic_id"]]["area_id"]]["slug"],
+            t["score"],
+            t["rank"],
+            t["source"],
+            t["shown"],
+            t["implied"],
+        )
+        for t in tags
+    )
     return paper, tags
 
 
