@@ -14,7 +14,7 @@ DTYPE = np.float16  # stored vectors: half the bytes, cosine ranks unchanged to 
 
 
 def embedder():
-    from topics.selectors import tagger_peek
+    from topics.runtime import tagger_peek
     from topics.tagger.embedding import default_embedder
 
     tagger = tagger_peek()  # the process's tagger, if one is loaded: the same model

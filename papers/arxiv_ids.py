@@ -80,6 +80,10 @@ def parse_arxiv_id(text: str) -> ArxivId:
     value = text.strip()
     if not value or len(value) > _MAX_LENGTH:
         raise InvalidArxivId(f"not an arXiv id: {text[:60]!r} (expected {_FORMS})")
+    if value[0].isdigit() and "/" not in value:
+        # A bare new-style id, the extension's every lookup: no wrapper can match (URLs, OAI
+        # and "arXiv:" start with a letter, a DOI has a slash), so skip the four attempts.
+        return _parse_core(value, original=text, allow_tail=False)
     rest, allow_tail = _unwrap(value)
     return _parse_core(rest, original=text, allow_tail=allow_tail)
 

@@ -60,8 +60,12 @@ class PaperTopic(models.Model):
 
     paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="tags")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="paper_tags")
-    score = models.FloatField()
-    rank = models.PositiveSmallIntegerField()
+    score = models.FloatField()  # the topic's own score, never copied from a child
+    rank = models.PositiveSmallIntegerField()  # display order (topics.tagger.chips), 1 first
+    # One of the paper's chips (topics.tagger.chips: most specific, not an area, at most 7).
+    shown = models.BooleanField(default=False)
+    # An ancestor of another of the paper's tags: on the topic's page, not a chip.
+    implied = models.BooleanField(default=False)
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.MODEL)
     evidence = models.JSONField(default=dict, blank=True)
     model_version = models.CharField(max_length=40, blank=True)

@@ -186,7 +186,7 @@ def _digest_paper(paper: Paper, user, saved: set[str]) -> DigestPaper:
     is_saved = paper.arxiv_id in saved
     return DigestPaper(
         paper=paper,
-        tags=[tag.topic.name for tag in paper.tags.all()[:SHOWN_TAGS]],
+        tags=[tag.topic.name for tag in paper.chips[:SHOWN_TAGS]],
         saved=is_saved,
         save_url="" if is_saved else save_link_url(user_id=user.pk, arxiv_id=paper.arxiv_id),
     )

@@ -9,8 +9,9 @@ import os
 
 import pytest
 
+from papers.tests.factories import paper_create
 from tests.chromium import ARTIFACTS, launch, watch
-from topics.tests.factories import paper_create, tag_create
+from topics.tests.factories import tag_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

@@ -14,7 +14,8 @@ from ask.models import AskLog
 from ask.prompts import SYSTEM_PROMPT
 from ask.services.answers import MODEL_FAILED
 from ask.tests.test_api import ask, events
-from topics.tests.factories import paper_create, tag_create
+from papers.tests.factories import paper_create
+from topics.tests.factories import tag_create
 
 pytestmark = pytest.mark.django_db
 

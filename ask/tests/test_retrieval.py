@@ -58,7 +58,8 @@ def test_it_indexes_overlapping_abstract_windows_once(agent_topic):
 
 
 def test_a_paper_without_abstract_is_found_by_its_title(agent_topic):
-    from topics.tests.factories import paper_create, tag_create
+    from papers.tests.factories import paper_create
+    from topics.tests.factories import tag_create
 
     paper = paper_create(arxiv_id="2502.00003", title="Wombat burrow mechanics", abstract="")
     tag_create(paper=paper, topic=agent_topic["topic"])
@@ -78,7 +79,8 @@ def test_the_first_passages_come_from_distinct_papers(agent_topic):
 def test_ties_go_to_the_newer_paper(agent_topic):
     from datetime import date
 
-    from topics.tests.factories import paper_create, tag_create
+    from papers.tests.factories import paper_create
+    from topics.tests.factories import tag_create
 
     topic = agent_topic["topic"]
     old = paper_create(

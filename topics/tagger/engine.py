@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .chips import ChipTag, chips_arrange
 from .embedding import default_embedder
 from .features import (
     FEATURES,
@@ -133,9 +134,14 @@ class PaperInput:
 class Tag:
     slug: str
     name: str
-    score: float  # calibrated, 0..1, hierarchy-consistent (a parent never below its child)
-    rank: int  # 1 = best
+    # The topic's own calibrated score, 0..1. An implied ancestor keeps its own (often lower)
+    # score: it was selected because of its child, and copying the child's score would claim
+    # a confidence the model never gave it.
+    score: float
+    rank: int  # 1 = first in display order (chips.chips_arrange)
     evidence: dict = field(default_factory=dict, compare=False)
+    shown: bool = False  # one of the paper's chips
+    implied: bool = False  # an ancestor of another of the paper's tags
 
     def as_dict(self) -> dict:
         return {
@@ -143,6 +149,8 @@ class Tag:
             "name": self.name,
             "score": self.score,
             "rank": self.rank,
+            "shown": self.shown,
+            "implied": self.implied,
             "evidence": self.evidence,
         }
 
@@ -414,6 +422,20 @@ class Tagger:
         order = sorted(live.tolist(), key=lambda j: (-scores[j], -self.hierarchy.depth[j], j))
         return [(self.index.slugs[j], float(scores[j])) for j in order[:k]]
 
+    def own_scores(self, papers: Sequence[Any]) -> list[dict[str, float]]:
+        """Each paper's own calibrated score per candidate topic (slug -> score; a topic that is
+        not a candidate scores 0 and is left out), before the hierarchy lifts any parent."""
+        out: list[dict[str, float]] = []
+        for start in range(0, len(papers), BATCH_SIZE):
+            chunk = [PaperInput.coerce(p) for p in papers[start : start + BATCH_SIZE]]
+            with self._lock:
+                batch = self._encode(chunk)
+                own = self._score(compute_features(batch, self.index, self.params.candidates))
+            for i in range(len(chunk)):
+                hits = np.flatnonzero(own[i] > 0) if batch.usable[i] else ()
+                out.append({self.topics[j].slug: float(own[i, j]) for j in hits})
+        return out
+
     def coherent_scores(self, papers: Sequence[Any], *, raw: bool = False) -> np.ndarray:
         """(N, T) calibrated, hierarchy-consistent scores (0 for non-candidates) in the order of
         ``self.topics``, before the decision rule: ``selection.select(row, self.hierarchy,
@@ -530,16 +552,28 @@ class Tagger:
                 if not batch.usable[i]:
                     results.append([])
                     continue
-                chosen = select(coherent[i], self.hierarchy, settings)
+                chosen = {s.topic: s for s in select(coherent[i], self.hierarchy, settings)}
+                placed = chips_arrange(
+                    [
+                        ChipTag(
+                            key=j,
+                            ancestors=self.hierarchy.ancestors(j),
+                            is_area=self.hierarchy.parent[j] < 0,
+                            score=float(own[i, j]),
+                            depth=int(self.hierarchy.depth[j]),
+                        )
+                        for j in chosen
+                    ]
+                )
                 results.append(
                     [
-                        self._make_tag(rank, s, i, batch, feats, own, coherent)
-                        for rank, s in enumerate(chosen, start=1)
+                        self._make_tag(rank, chosen[p.key], p, i, batch, feats, own, coherent)
+                        for rank, p in enumerate(placed, start=1)
                     ]
                 )
         return results
 
-    def _make_tag(self, rank, sel, i, batch, feats, own, coherent) -> Tag:
+    def _make_tag(self, rank, sel, placed, i, batch, feats, own, coherent) -> Tag:
         j = sel.topic
         topic = self.topics[j]
         evidence: dict[str, Any] = {
@@ -563,7 +597,14 @@ class Tagger:
                 key=lambda c: (coherent[i, c], -c),
             )
             evidence["implied_by"] = self.topics[child].slug
-            evidence["own_score"] = round(own_score, 4)
         if sel.low_confidence:
             evidence["low_confidence"] = True
-        return Tag(topic.slug, topic.name, round(sel.score, 4), rank, evidence)
+        return Tag(
+            topic.slug,
+            topic.name,
+            round(own_score, 4),
+            rank,
+            evidence,
+            shown=placed.shown,
+            implied=placed.implied,
+        )
