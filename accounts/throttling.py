@@ -25,7 +25,7 @@ def client_address(request: HttpRequest) -> str:
     """The client's address: the connection's own, or with NUM_PROXIES trusted reverse proxies
     in front, the address the outermost of them saw (counted from the end of X-Forwarded-For,
     so what a client writes there itself never counts). DRF's rule, for Django requests too."""
-    return BaseThrottle().get_ident(request)
+    return BaseThrottle().get_ident(request)  # type: ignore[arg-type]  # reads META only
 
 
 def parse_rate(rate: str) -> tuple[int, int]:

@@ -78,7 +78,7 @@ def _tags_json_from_rows(*, paper_ids: list[int]) -> dict[int, str]:
     """``tags_json`` of papers whose copy is not built, from their stored tags (rank order)."""
     from topics.services.chips import tags_encode
 
-    by_paper: dict[int, list[tuple]] = {pk: [] for pk in paper_ids}
+    by_paper: dict[int, list[list]] = {pk: [] for pk in paper_ids}
     tags = PaperTopic.objects.filter(paper_id__in=paper_ids, topic__active=True).order_by("rank")
     for paper_id, *entry in tags.values_list(
         "paper_id", "topic__slug", "topic__name", "topic__area__slug",

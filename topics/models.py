@@ -76,8 +76,11 @@ class PaperTopic(models.Model):
     # and that index (declared per database, so it is not in Meta.indexes).
     announced = models.DateField(null=True, blank=True, editable=False)
 
-    # The one-line reason a page shows beside the chip (papers.reasons; never stored).
+    # The one-line reason a page shows beside the chip (papers.reasons), and on the paper page
+    # the evidence items and the score as a percentage (papers.views); never stored.
     reason: str
+    why: list
+    percent: int
 
     class Meta:
         constraints = [

@@ -161,7 +161,7 @@ def parse_bibtex(content: str) -> ParsedImport:
     library = bibtexparser.parse_string(content.lstrip("\ufeff"))
     for block in library.blocks:
         line = (block.start_line or 0) + 1
-        if isinstance(block, model.DuplicateBlockKeyBlock):
+        if isinstance(block, model.DuplicateBlockKeyBlock) and block.ignore_error_block:
             block = block.ignore_error_block  # a repeated key is still a paper to import
         elif isinstance(block, model.ParsingFailedBlock):
             parsed.problems.append(
@@ -249,8 +249,8 @@ def parse_csv(content: str) -> ParsedImport:
             note = _csv_text(cells[note_column])
             if "<" in note:  # Zotero exports notes as HTML
                 note = html.unescape(strip_tags(note.replace("</p>", "</p>\n")))
-        note = _note(line, note, parsed)
-        if note is None:
+        kept = _note(line, note, parsed)
+        if kept is None:
             continue
         state = cells[state_column].strip() if state_column is not None else ""
         parsed.entries.append(
@@ -258,7 +258,7 @@ def parse_csv(content: str) -> ParsedImport:
                 line,
                 NewItem(
                     arxiv_id=arxiv_id,
-                    note=note,
+                    note=kept,
                     read_state=state if state in ListItem.ReadState.values else None,
                 ),
             )
@@ -350,6 +350,8 @@ def list_import(
     there keep their note unless it was empty. Returns what was imported, what was there
     already, and the first problems by line. `progress(done, total)` is called as it saves."""
     if parsed is None:
+        if content is None:
+            raise ValueError("list_import needs the content or what import_parse made of it")
         parsed = import_parse(content=content, fmt=fmt)
     result = list_items_add(
         user=user,

@@ -42,7 +42,8 @@ def topic_tree() -> dict[int, TopicNode]:
     parent_of = {pk: parent for pk, _, _, parent, *_ in rows}
     tree = {}
     for pk, slug, name, _, area, depth, active in rows:
-        chain, node = [], parent_of.get(pk)
+        chain: list[int] = []
+        node = parent_of.get(pk)
         while node is not None and len(chain) < 64:  # 64: a cycle cannot hang us
             chain.append(node)
             node = parent_of.get(node)
@@ -71,7 +72,7 @@ def tags_arrange(rows: Sequence[PaperTopic], tree: dict[int, TopicNode]) -> list
     )
     ordered = []
     for rank, place in enumerate(placed, start=1):
-        row = by_topic[place.key]
+        row = by_topic[place.key]  # type: ignore[index]  # the keys are topic ids
         row.rank, row.shown, row.implied = rank, place.shown, place.implied
         ordered.append(row)
     retired = [r for r in rows if r.topic_id not in by_topic]

@@ -65,7 +65,7 @@ def _tag_batch(paper_ids: list[int]) -> int:
     for row in PaperTopic.objects.filter(paper_id__in=ids).exclude(source=PaperTopic.Source.MODEL):
         kept.setdefault(row.paper_id, []).append(row)
 
-    def blocked(paper_id: int, topic_id: int | None) -> bool:
+    def blocked(paper_id: int, topic_id: int) -> bool:
         """Rejected on this paper, or below a rejected topic."""
         no = rejected.get(paper_id, ())
         node = tree.get(topic_id)
@@ -83,9 +83,10 @@ def _tag_batch(paper_ids: list[int]) -> int:
         have = {row.topic_id for row in mine}
         new = []
         for tag in tags:
-            topic_id = topics.get(tag.slug)
-            if topic_id is None:
+            found = topics.get(tag.slug)
+            if found is None:
                 continue  # retired between building the tagger and now
+            topic_id = found
             if topic_id in have or blocked(paper.id, topic_id):
                 continue
             have.add(topic_id)

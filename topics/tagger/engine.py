@@ -126,7 +126,7 @@ class PaperInput:
             title=get("title", "") or "",
             abstract=get("abstract", "") or "",
             categories=get("categories", ()) or (),
-            authors=authors,
+            authors=authors,  # type: ignore[arg-type]  # __post_init__ normalises it
         )
 
 
@@ -289,7 +289,7 @@ class Tagger:
                 self.index.neighbours = None
             return 0
         if all(isinstance(v, str) for v in cached):  # vectors cached by fit_tagger
-            vecs = np.stack([decode_vector(v) for v in cached]).astype(np.float32)
+            vecs = np.stack([decode_vector(str(v)) for v in cached]).astype(np.float32)
             vecs = normalize_rows(vecs)
         else:
             vecs = self._vectors([p for p, _ in items])[0]
@@ -547,7 +547,7 @@ class Tagger:
             own = self._score(feats)
             coherent = self.hierarchy.coherent(own)
             settings = self._active().selection
-            results = []
+            results: list[list[Tag]] = []
             for i in range(len(inputs)):
                 if not batch.usable[i]:
                     results.append([])
@@ -567,7 +567,7 @@ class Tagger:
                 )
                 results.append(
                     [
-                        self._make_tag(rank, chosen[p.key], p, i, batch, feats, own, coherent)
+                        self._make_tag(rank, chosen[p.key], p, i, batch, feats, own, coherent)  # type: ignore[index]
                         for rank, p in enumerate(placed, start=1)
                     ]
                 )

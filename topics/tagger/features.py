@@ -244,7 +244,7 @@ class TopicIndex:
         return (sims - mean) / std
 
     def set_priors(self, lift_by_category: Mapping[str, Mapping[str, float]]) -> None:
-        rows = []
+        rows: list[np.ndarray] = []
         self.prior_row = {}
         for cat, per_topic in lift_by_category.items():
             row = np.zeros(len(self.topics), dtype=np.float32)
@@ -416,7 +416,7 @@ def compute_features(
 
     ex = index.memory.max_sim(vec, "pos")
     neg = index.memory.max_sim(vec, "neg")
-    zeros = np.zeros((n, t), dtype=np.float32)
+    zeros: np.ndarray = np.zeros((n, t), dtype=np.float32)
     ex_sim = np.clip(np.nan_to_num(ex - EX_BASELINE, nan=0.0), 0, None) if ex is not None else zeros
     neg_sim = (
         np.clip(np.nan_to_num(neg - EX_BASELINE, nan=0.0), 0, None) if neg is not None else zeros
@@ -472,9 +472,9 @@ def compute_features(
         k = min(k, t)
         m = np.where(np.isnan(mat), -np.inf, mat)
         top = np.argpartition(-m, k - 1, axis=1)[:, :k].ravel()
-        rows = np.repeat(np.arange(n), k)
-        ok = np.isfinite(m[rows, top]) & rows_ok[rows]
-        cand[rows[ok], top[ok]] = True
+        at = np.repeat(np.arange(n), k)
+        ok = np.isfinite(m[at, top]) & rows_ok[at]
+        cand[at[ok], top[ok]] = True
     if knn_cand is not None:
         cand |= knn_cand
     cand &= batch.usable[:, None]
