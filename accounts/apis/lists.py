@@ -24,6 +24,7 @@ from accounts.serializers import (
     ListItemOutput,
     ReadingListOutput,
 )
+from accounts.services import list_moves
 from accounts.services import lists as list_services
 from accounts.services.exports import ExportEntry, export_format, export_render
 from accounts.services.ids import canonical_id
@@ -281,7 +282,7 @@ class ItemTransferApi(PersonalApi):
     def post(self, request, list_id: int):
         expected = self.expected_version(request)
         data = validated(self.ItemTransferInput, request.data)
-        result = list_services.list_items_transfer(
+        result = list_moves.list_items_transfer(
             user=request.user,
             from_list_id=list_id,
             to_list_id=data["to"],

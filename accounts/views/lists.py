@@ -22,7 +22,7 @@ from accounts.forms import (
 )
 from accounts.models import ListItem
 from accounts.services import alerts as alert_services
-from accounts.services import import_jobs
+from accounts.services import import_jobs, list_moves
 from accounts.services import imports as import_services
 from accounts.services import lists as list_services
 from accounts.services import private_feeds as private_feed_services
@@ -294,14 +294,14 @@ def item_action(request: HttpRequest, list_id: int, arxiv_id: str) -> HttpRespon
             selectors.reading_list_get(user=request.user, list_id=list_id)
             alert_services.alerts_dismiss_paper(user=request.user, arxiv_id=canonical)
             return done(request, f"Marked the news about {canonical} as seen.", here)
-        if action in list_services.MOVES:
-            list_services.list_item_move(
+        if action in list_moves.MOVES:
+            list_moves.list_item_move(
                 user=request.user, list_id=list_id, arxiv_id=canonical, move=action
             )
             return done(request, f"Moved {canonical}.", here)
         if action in ("move", "copy"):
             target = int(request.POST.get("to") or 0)
-            result = list_services.list_items_transfer(
+            result = list_moves.list_items_transfer(
                 user=request.user,
                 from_list_id=list_id,
                 to_list_id=target,
