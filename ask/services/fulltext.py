@@ -19,6 +19,8 @@ logger = logging.getLogger(__name__)
 
 MIN_HTML_CHARS = 1500  # less than this from the HTML page: not a paper's text, try the PDF
 FETCH_LOCK_SECONDS = 10 * 60
+RETRY_SECONDS = 5 * 60  # after a transient failure, unless arXiv's Retry-After says longer
+WAIT_KEY = "ask:fulltext:wait"  # arXiv asked us (or failed) to wait: no fetch before it expires
 _said_unreachable = False
 
 
@@ -65,6 +67,8 @@ def paper_text_fetch(*, paper_id: int, http=None) -> PaperText | None:
         return stored
     if not settings.ASK_FULLTEXT_FETCH:
         return stored
+    if cache.get(WAIT_KEY):
+        return stored
     lock = f"ask:fulltext:{paper.id}"
     if not cache.add(lock, 1, FETCH_LOCK_SECONDS):
         return stored
@@ -77,6 +81,9 @@ def paper_text_fetch(*, paper_id: int, http=None) -> PaperText | None:
         source, sections = _fetch_sections(http, paper)
         error = ""
     except ArxivTransientError as exc:
+        # Honour Retry-After (and give an unreachable arXiv a few minutes) for every paper:
+        # questions asked meanwhile are answered from abstracts without knocking again.
+        cache.set(WAIT_KEY, 1, max(RETRY_SECONDS, int(exc.retry_after or 0)))
         _say_unreachable_once(exc)
         return stored
     except ArxivError as exc:

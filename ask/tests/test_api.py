@@ -127,7 +127,7 @@ def test_without_an_html_rendering_it_reads_the_pdf(agent_topic, fake_fulltext):
     assert "minimum" in " ".join(p["text"] for p in body["passages"][:3])
 
 
-def test_when_arxiv_is_down_it_answers_from_the_abstract_and_fetches_later(
+def test_when_arxiv_is_down_it_answers_from_the_abstract_and_fetches_after_the_wait(
     agent_topic, fake_fulltext
 ):
     fake_fulltext.inject("503")  # Retry-After: 10, longer than a person waits: no retry now
@@ -136,6 +136,14 @@ def test_when_arxiv_is_down_it_answers_from_the_abstract_and_fetches_later(
     assert body["passages"]
     assert {p["kind"] for p in body["passages"]} <= {"title", "abstract"}
     assert not PaperText.objects.exists()
+    body = ask(APIClient(), "/api/v1/papers/2505.10978/ask", "What is GiGPO?").json()
+    assert body["fulltext"] == "pending"  # still within the wait arXiv asked for
+    assert len(fake_fulltext.requests) == 1
+    from django.core.cache import cache
+
+    from ask.services.fulltext import WAIT_KEY
+
+    cache.delete(WAIT_KEY)  # the wait is over
     body = ask(APIClient(), "/api/v1/papers/2505.10978/ask", "What is GiGPO?").json()
     assert body["fulltext"] == "html"
 
