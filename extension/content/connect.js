@@ -25,26 +25,30 @@
     window.postMessage({ type: 'paperscope:connected', status: result.status, username: result.username ?? null, detail: result.detail ?? '' }, location.origin);
   }
 
-  function listen() {
-    window.addEventListener('message', (event) => {
-      if (event.source !== window || event.origin !== location.origin) return;
-      const data = event.data;
-      if (!data || data.type !== 'paperscope:token' || typeof data.token !== 'string') return;
-      const payload = { token: data.token, server: typeof data.server === 'string' ? data.server : location.origin };
+  // The default server when none was chosen yet: shared/server-url.js DEFAULT_SERVER.
+  const onServer = chrome.storage.local.get('server').then(
+    ({ server }) => onConfiguredServer(server ?? 'http://127.0.0.1:8000'),
+    () => false,
+  );
+
+  // Lets the page say "the extension is installed" before the user approves.
+  onServer.then((ok) => {
+    if (ok) document.documentElement.dataset.paperscopeExtension = 'installed';
+  });
+
+  // Listening starts at once (a page may post before the settings are read); relaying waits
+  // for the answer whether this is the configured server's page.
+  window.addEventListener('message', (event) => {
+    if (event.source !== window || event.origin !== location.origin) return;
+    const data = event.data;
+    if (!data || data.type !== 'paperscope:token' || typeof data.token !== 'string') return;
+    const payload = { token: data.token, server: typeof data.server === 'string' ? data.server : location.origin };
+    onServer.then((ok) => {
+      if (!ok) return;
       chrome.runtime.sendMessage({ type: 'auth/token', payload }).then(
         (reply) => answer(reply?.ok ? reply.result : { status: 'failed', detail: reply?.error?.detail }),
         (error) => answer({ status: 'failed', detail: String(error) }),
       );
     });
-    // Lets the page say "the extension is installed" before the user approves.
-    document.documentElement.dataset.paperscopeExtension = 'installed';
-  }
-
-  // The default server when none was chosen yet: shared/server-url.js DEFAULT_SERVER.
-  chrome.storage.local.get('server').then(
-    ({ server }) => {
-      if (onConfiguredServer(server ?? 'http://127.0.0.1:8000')) listen();
-    },
-    () => {},
-  );
+  });
 })();

@@ -7,22 +7,28 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import vm from 'node:vm';
 
+// Runs connect.js on a page at href with the given configured server; then the page posts a
+// token the way the connect page does. Returns what the script marked and relayed.
 function runConnect(href, server) {
   const dataset = {};
   const listeners = [];
+  const relayed = [];
   const url = new URL(href);
+  const window = { addEventListener: (type, fn) => listeners.push(fn), postMessage: () => {} };
   const context = vm.createContext({
     URL,
+    window,
     location: { href, origin: url.origin, pathname: url.pathname },
     document: { documentElement: { dataset } },
-    window: { addEventListener: (type, fn) => listeners.push(type), postMessage: () => {} },
     chrome: {
       storage: { local: { get: async () => (server === undefined ? {} : { server }) } },
-      runtime: { sendMessage: async () => ({ ok: true, result: { status: 'connected' } }) },
+      runtime: { sendMessage: async (message) => relayed.push(message) && { ok: true, result: { status: 'connected' } } },
     },
   });
   vm.runInContext(readFileSync(new URL('../content/connect.js', import.meta.url), 'utf8'), context);
-  return { dataset, listeners };
+  // Posted at once, before the script has read its settings (the page may be that quick).
+  for (const fn of listeners) fn({ source: window, origin: url.origin, data: { type: 'paperscope:token', token: 'secret' } });
+  return { dataset, relayed };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
@@ -32,7 +38,7 @@ describe('connect script', () => {
     const page = runConnect('http://127.0.0.1:9999/extension/connect?ext=x', 'http://127.0.0.1:8000');
     await settle();
     assert.deepEqual({ ...page.dataset }, {});
-    assert.deepEqual(page.listeners, []);
+    assert.deepEqual(page.relayed, []);
   });
 
   it('stays silent on localhost when the server is 127.0.0.1, and off the connect path', async () => {
@@ -40,6 +46,7 @@ describe('connect script', () => {
       const page = runConnect(href, 'http://127.0.0.1:8000');
       await settle();
       assert.deepEqual({ ...page.dataset }, {}, href);
+      assert.deepEqual(page.relayed, [], href);
     }
   });
 
@@ -48,8 +55,8 @@ describe('connect script', () => {
     const fresh = runConnect('http://127.0.0.1:8000/extension/connect?ext=x', undefined);
     await settle();
     for (const page of [custom, fresh]) {
-      assert.equal(page.dataset.paperscopeExtension, 'installed');
-      assert.deepEqual(page.listeners, ['message']);
+      assert.equal(page.dataset.paperscopeExtension, 'connected'); // 'installed', then the answer
+      assert.deepEqual(page.relayed.map((m) => m.payload.token), ['secret']);
     }
   });
 });

@@ -219,7 +219,7 @@ class Command(BaseCommand):
         )
         row("precision of the first 3 non-area tags", m["shown_p_at_3"])
         row("first shown chip right", m["first_chip_right"])
-        row("first chip a labelled (most specific) topic", m["first_chip_most_specific"])
+        row("first chip a labelled topic", m["first_chip_most_specific"])
         row("first three shown chips right", m["first_three_chips_right"])
         row(
             "chips per paper",
