@@ -27,6 +27,7 @@ test-fast: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	cd extension && { test -d node_modules || npm ci --no-audit --no-fund; } && npm run lint:js
 
 format: $(STAMP)

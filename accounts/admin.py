@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from accounts.forms import AdminLoginForm
 from accounts.models import (
     ApiToken,
     Deletion,
@@ -16,6 +17,9 @@ from accounts.models import (
     PrivateFeed,
     ReadingList,
 )
+
+# The admin's sign-in gets the same password-guessing brake as the site's (docs/security.md).
+admin.site.login_form = AdminLoginForm
 
 
 @admin.register(ApiToken)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-
+from confusable_homoglyphs import confusables
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
-from django.core.cache import cache
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, UserCreationForm
 
 from accounts.models import (
     LIST_NAME_MAX_LENGTH,
@@ -16,11 +15,12 @@ from accounts.models import (
     DigestSettings,
     ListItem,
 )
+from accounts.services import brakes
 from accounts.services.exports import FORMATS
 from accounts.services.imports import IMPORT_FORMATS
+from accounts.throttling import client_address
 
-LOGIN_FAILURES_ALLOWED = 10
-LOGIN_FAILURE_WINDOW = 15 * 60  # seconds
+LOGIN_FAILURES_ALLOWED = brakes.LOGIN_FAILURES_ALLOWED
 
 
 class SignupForm(UserCreationForm):
@@ -33,6 +33,18 @@ class SignupForm(UserCreationForm):
         model = get_user_model()
         fields = ("username", "email")
 
+    def clean_username(self) -> str:
+        username = super().clean_username()
+        # Django's validator allows any letters, so "pаypal" with a Cyrillic а passes for
+        # "paypal" on the page. One script per name (digits and _@.+- belong to every script).
+        if confusables.is_mixed_script(username, allowed_aliases=["COMMON"]):
+            raise forms.ValidationError(
+                "This username mixes letters of different scripts (say Latin and Cyrillic), "
+                "which would let it pass for another name. Use letters of one script.",
+                code="mixed_script",
+            )
+        return username
+
     def clean_email(self) -> str:
         email = self.cleaned_data.get("email", "").strip()
         if email and get_user_model().objects.filter(email__iexact=email).exists():
@@ -40,19 +52,15 @@ class SignupForm(UserCreationForm):
         return email
 
 
-class LoginForm(AuthenticationForm):
-    """Django's login form, refusing further tries after repeated failures from one address for
-    one username (a password-guessing brake; the window is LOGIN_FAILURE_WINDOW)."""
-
-    def _failure_key(self) -> str:
-        address = self.request.META.get("REMOTE_ADDR", "") if self.request else ""
-        username = (self.data.get("username") or "").strip().lower()
-        digest = hashlib.sha256(f"{address}|{username}".encode()).hexdigest()[:32]
-        return f"accounts:login-failures:{digest}"
+class LoginBrakeMixin:
+    """Refuses further tries after repeated failures from one client address for one account
+    (a password-guessing brake; accounts.services.brakes). The address is the one the trusted
+    proxy saw (NUM_PROXIES), as for the API throttles."""
 
     def clean(self):
-        key = self._failure_key()
-        if cache.get(key, 0) >= LOGIN_FAILURES_ALLOWED:
+        address = client_address(self.request) if self.request else ""
+        username = self.data.get("username") or ""
+        if brakes.login_brake_engaged(address=address, username=username):
             raise forms.ValidationError(
                 "Too many failed sign-in attempts. Wait a quarter of an hour, "
                 "or reset your password.",
@@ -61,12 +69,33 @@ class LoginForm(AuthenticationForm):
         try:
             return super().clean()
         except forms.ValidationError:
-            if not cache.add(key, 1, timeout=LOGIN_FAILURE_WINDOW):
-                try:
-                    cache.incr(key)
-                except ValueError:  # expired between add and incr
-                    cache.add(key, 1, timeout=LOGIN_FAILURE_WINDOW)
+            brakes.login_failure_record(address=address, username=username)
             raise
+
+
+class LoginForm(LoginBrakeMixin, AuthenticationForm):
+    """The site's sign-in form."""
+
+
+class AdminLoginForm(LoginBrakeMixin, AdminAuthenticationForm):
+    """/admin/login/, with the same brake (accounts.admin installs it)."""
+
+
+class PasswordChangeWithTokensForm(PasswordChangeForm):
+    """Django's password change, offering (ticked) to revoke the account's API tokens."""
+
+    revoke_tokens = forms.BooleanField(required=False, initial=True)
+
+    def __init__(self, user, *args, **kwargs) -> None:
+        super().__init__(user, *args, **kwargs)
+        active = ApiToken.objects.filter(user=user, revoked_at=None).count()
+        if active:
+            self.fields["revoke_tokens"].label = (
+                f"Also disconnect the browser extension and scripts: revoke your {active} API "
+                f"token{'s' if active != 1 else ''}"
+            )
+        else:
+            del self.fields["revoke_tokens"]
 
 
 class ListNameForm(forms.Form):

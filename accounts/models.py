@@ -374,3 +374,41 @@ class PrivateFeed(models.Model):
     def __str__(self) -> str:
         what = f"list {self.reading_list_id}" if self.reading_list_id else "feed"
         return f"{self.user_id} {what}"
+
+
+class RateCounter(models.Model):
+    """One rate-limit counter where the cache cannot increment atomically (the file cache of the
+    embedded default): accounts.ratelimit updates it with `count = count + 1`."""
+
+    key = models.CharField(max_length=64, unique=True)
+    count = models.PositiveIntegerField(default=0)
+    expires_at = models.FloatField()  # time.time() when the window ends
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.count}"
+
+
+class ImportJob(models.Model):
+    """A large import, run by a Celery task (accounts.services.import_jobs): the file waits
+    here until the task has read it; the API and the page poll the status and progress."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    reading_list = models.ForeignKey(ReadingList, on_delete=models.CASCADE, related_name="+")
+    format = models.CharField(max_length=20)
+    content = models.TextField(blank=True)  # emptied once the task has imported it
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=0)  # entries found, once parsed
+    done = models.PositiveIntegerField(default=0)  # entries saved, when finished
+    result = models.JSONField(default=dict, blank=True)  # ImportReport.as_dict()
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"import {self.pk} ({self.status})"

@@ -140,7 +140,8 @@ def deleted_since(*, user, kind: str, since: int, list_id: int | None = None) ->
     rows = Deletion.objects.filter(user=user, kind=kind, version__gt=since)
     if kind == Deletion.Kind.LIST:
         return sorted(set(rows.values_list("list_id", flat=True)))
-    return sorted(set(rows.filter(list_id=list_id).values_list("arxiv_id", flat=True)))
+    items = rows.filter(list_id=list_id) if list_id is not None else rows.none()
+    return sorted(set(items.values_list("arxiv_id", flat=True)))
 
 
 def saved_arxiv_ids(*, user, arxiv_ids: list[str]) -> set[str]:

@@ -5,6 +5,8 @@ Task names are a public API (messages already queued carry them): rename with ca
 
 from __future__ import annotations
 
+from functools import partial
+
 from celery import shared_task
 from django.db import transaction
 
@@ -43,5 +45,13 @@ def digests_queue(delivery_ids: list[int]) -> int:
 
     chunks = batches(delivery_ids)
     for chunk in chunks:
-        transaction.on_commit(lambda chunk=chunk: send_digest_batch_task.delay(chunk))
+        transaction.on_commit(partial(send_digest_batch_task.delay, chunk))
     return len(chunks)
+
+
+@shared_task(name="accounts.import_list", acks_late=True)
+def import_list_task(job_id: int) -> str:
+    """A large import (accounts.services.import_jobs); returns quietly if the job is gone."""
+    from accounts.services.import_jobs import import_job_run
+
+    return import_job_run(job_id=job_id)

@@ -17,7 +17,7 @@ urlpatterns = [
     path("accounts/logout/", auth.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password/change/",
-        auth_views.PasswordChangeView.as_view(),
+        auth.PasswordChangeView.as_view(),
         name="password_change",
     ),
     path(
@@ -27,7 +27,7 @@ urlpatterns = [
     ),
     path(
         "accounts/password/reset/",
-        auth_views.PasswordResetView.as_view(),
+        auth.PasswordResetView.as_view(),
         name="password_reset",
     ),
     path(
@@ -37,7 +37,7 @@ urlpatterns = [
     ),
     path(
         "accounts/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(),
+        auth.PasswordResetConfirmView.as_view(),
         name="password_reset_confirm",
     ),
     path(
@@ -83,6 +83,7 @@ urlpatterns = [
     path("lists/import/", lists.list_import, name="accounts-import"),
     path("lists/<int:list_id>/", lists.list_detail, name="accounts-list-detail"),
     path("lists/<int:list_id>/import/", lists.list_import, name="accounts-list-import"),
+    path("lists/imports/<int:job_id>/", lists.import_job_page, name="accounts-import-job"),
     path("lists/<int:list_id>/export/", lists.list_export, name="accounts-list-export"),
     path(
         "lists/<int:list_id>/items/<path:arxiv_id>/",

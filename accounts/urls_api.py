@@ -31,6 +31,7 @@ urlpatterns = [
         apis.ItemDetailApi.as_view(),
         name="api-item-detail",
     ),
+    path("me/imports/<int:job_id>", apis.ImportJobApi.as_view(), name="api-import-job"),
     path("me/tokens", apis.TokenListApi.as_view(), name="api-token-list"),
     path("me/tokens/current", apis.TokenCurrentApi.as_view(), name="api-token-current"),
     path("me/tokens/<int:token_id>", apis.TokenDetailApi.as_view(), name="api-token-detail"),

@@ -45,7 +45,7 @@ from host import host_facts  # bench/host.py: the script's own folder is on sys.
 
 ROOT = Path(__file__).resolve().parent.parent
 TAXONOMY_DIR = ROOT / "topics" / "taxonomy"
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"  # 2: tags in chip order, own scores of implied ancestors, tags_json
 MONTHS = 24
 FIRST_MONTH = dt.date(2024, 1, 1)
 
@@ -557,6 +557,7 @@ def one_paper(writer, generic, *, paper_id, arxiv_id, day, topics, by_id, now) -
         "created_at": now,
         "modified_at": now,
     }
+    placed = tags_for(lead, other, by_id, cats, rnd)
     tags = [
         {
             "paper_id": paper_id,
@@ -564,21 +565,39 @@ def one_paper(writer, generic, *, paper_id, arxiv_id, day, topics, by_id, now) -
             "score": score,
             "rank": rank,
             "source": "model",
-            "evidence": evidence,
+            "evidence": json.dumps(evidence),
             "model_version": "bench-1",
             "created_at": now,
             "announced": day,  # the denormalised copy, where the column exists
+            "shown": shown,
+            "implied": implied,
         }
-        for rank, (topic_id, score, evidence) in enumerate(
-            tags_for(lead, other, by_id, cats, rnd), start=1
-        )
+        for rank, (topic_id, score, evidence, shown, implied) in enumerate(placed, start=1)
     ]
+    from topics.services.chips import tags_encode  # the service's own encoding of tags_json
+
+    paper["tags_json"] = tags_encode(
+        (
+            by_id[t["topic_id"]]["slug"],
+            by_id[t["topic_id"]]["name"],
+            by_id[by_id[t["topic_id"]]["area_id"]]["slug"],
+            t["score"],
+            t["rank"],
+            t["source"],
+            t["shown"],
+            t["implied"],
+        )
+        for t in tags
+    )
     return paper, tags
 
 
 def tags_for(lead: dict, other: dict | None, by_id: dict, cats: list[str], r: random.Random):
-    """(topic_id, score, evidence JSON) of one paper: its leaf topics and their ancestors,
-    best first (the rank is the position)."""
+    """(topic_id, score, evidence, shown, implied) of one paper: its leaf topics and their
+    ancestors, each with its own score (an ancestor below its child), in the chips' display
+    order (topics.tagger.chips; the rank is the position)."""
+    from topics.tagger.chips import ChipTag, chips_arrange
+
     chosen: dict[int, tuple[float, dict]] = {}
     for leaf, top in ((lead, r.uniform(0.55, 0.97)), (other, r.uniform(0.3, 0.7))):
         if leaf is None:
@@ -602,19 +621,28 @@ def tags_for(lead: dict, other: dict | None, by_id: dict, cats: list[str], r: ra
         if shared:
             evidence["categories"] = shared
         chosen.setdefault(leaf["id"], (round(top, 4), evidence))
-        node, score = leaf, top
+        node = leaf
         while node["parent_id"]:
             child, node = node, by_id[node["parent_id"]]
-            score = min(0.99, score + r.uniform(0.0, 0.05))
-            implied = {
-                "similarity": round(r.uniform(0.2, 0.6), 3),
-                "implied_by": child["slug"],
-                "own_score": round(score * r.uniform(0.4, 0.9), 4),
-            }
-            if node["id"] not in chosen or chosen[node["id"]][0] < score:
-                chosen[node["id"]] = (round(score, 4), implied)
-    ranked = sorted(chosen.items(), key=lambda kv: -kv[1][0])
-    return [(topic_id, score, json.dumps(ev)) for topic_id, (score, ev) in ranked]
+            own = round(top * r.uniform(0.4, 0.9), 4)
+            implied = {"similarity": round(r.uniform(0.2, 0.6), 3), "implied_by": child["slug"]}
+            if node["id"] not in chosen or chosen[node["id"]][0] < own:
+                chosen[node["id"]] = (own, implied)
+
+    def ancestors(topic_id: int) -> tuple[int, ...]:
+        chain, parent = [], by_id[topic_id]["parent_id"]
+        while parent:
+            chain.append(parent)
+            parent = by_id[parent]["parent_id"]
+        return tuple(chain)
+
+    placed = chips_arrange(
+        [
+            ChipTag(t, ancestors(t), not by_id[t]["parent_id"], score, by_id[t]["depth"])
+            for t, (score, _) in chosen.items()
+        ]
+    )
+    return [(p.key, *chosen[p.key], p.shown, p.implied) for p in placed]
 
 
 # --- Measuring -----------------------------------------------------------------------------------
@@ -719,6 +747,54 @@ def lookup_rows(bench: Bench, label: str, pool, *, rounds: int, r: random.Random
     ]
 
 
+def lookup_ab_rows(bench: Bench, label: str, pool, *, rounds: int, r: random.Random) -> list[dict]:
+    """The 2,000-id lookup answered by the old code path (bench/lookup_legacy.py, before
+    Paper.tags_json) and the current one alternately, on the same fresh ids each round; which
+    goes first alternates too, so neither always meets the colder cache."""
+    import lookup_legacy
+
+    from papers.apis import PaperLookupApi
+
+    paths = {"old": lookup_legacy.post, "new": PaperLookupApi.post}
+    times: dict[str, list[float]] = {"old": [], "new": []}
+    cpu: dict[str, list[float]] = {"old": [], "new": []}
+    try:
+        for round_no in range(rounds):
+            ids = arxiv_ids(r.sample(pool, min(2000, len(pool))))
+            answers = {}
+            for name in ("old", "new") if round_no % 2 == 0 else ("new", "old"):
+                PaperLookupApi.post = paths[name]
+                elapsed, answers[name] = bench.post("/api/v1/papers/lookup", {"ids": ids})
+                times[name].append(elapsed)
+                cpu[name].append(bench.cpu)
+            old, new = answers["old"]["papers"], answers["new"]["papers"]
+            assert len(new) == len(ids), "lookup lost papers"
+            flags = ("shown", "implied")
+            assert old == [
+                {**p, "tags": [{k: v for k, v in t.items() if k not in flags} for t in p["tags"]]}
+                for p in new
+            ], "the two paths disagree"
+            print(f"  lookup {label} {round_no + 1}: old {times['old'][-1]:.0f} ms, "
+                  f"new {times['new'][-1]:.0f} ms")  # fmt: skip
+    finally:
+        PaperLookupApi.post = paths["new"]
+    ratio = statistics.median(times["old"]) / statistics.median(times["new"])
+    return [
+        {
+            "name": f"lookup, 2,000 {label} ids, {name}",
+            "n": len(times[name]),
+            "median": statistics.median(times[name]),
+            "p95": pct(times[name], 0.95),
+            "max": max(times[name]),
+            "cpu": statistics.median(cpu[name]),
+            "queries": "",
+            "note": ID_NOTES[label]
+            + ("; before Paper.tags_json" if name == "old" else f"; {ratio:.1f}x faster than old"),
+        }
+        for name in ("old", "new")
+    ]
+
+
 ID_NOTES = {
     "recent": "2,000 of the papers announced in the last two weeks, like an arXiv listing",
     "random": "2,000 papers from anywhere in the two years",
@@ -786,7 +862,10 @@ def measure(args) -> list[dict]:
             )
         )
         for label, pool in (("recent", recent), ("random", range(1, max_id + 1))):
-            rows.extend(lookup_rows(bench, label, pool, rounds=args.rounds, r=r))
+            if args.lookup_ab:
+                rows.extend(lookup_ab_rows(bench, label, pool, rounds=args.rounds, r=r))
+            else:
+                rows.extend(lookup_rows(bench, label, pool, rounds=args.rounds, r=r))
     if args.per_query:
         from papers.search import search_filter
 
@@ -856,6 +935,11 @@ def main() -> int:
     parser.add_argument("--only", type=lambda s: s.split(","), default=None)
     parser.add_argument("--per-query", action="store_true", help="also time each search")
     parser.add_argument("--json", type=Path, help="write the rows here as JSON")
+    parser.add_argument(
+        "--lookup-ab",
+        action="store_true",
+        help="lookup only: the old (bench/lookup_legacy.py) and new code paths alternately",
+    )
     parser.add_argument(
         "--no-gc-freeze",
         dest="gc_freeze",
@@ -931,7 +1015,11 @@ def main() -> int:
 
     import papers.apis
 
-    reads = "paper_lookup_rows" if hasattr(papers.apis, "paper_lookup_rows") else "papers_by_ids"
+    reads = next(
+        name
+        for name in ("paper_lookup_json", "paper_lookup_rows", "papers_by_ids")
+        if hasattr(papers.apis, name)
+    )
     print(f"measuring ({machine()}); PaperLookupApi reads {reads}")
     if args.gc_freeze:
         freeze_after_warm_up()

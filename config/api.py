@@ -12,9 +12,14 @@ from django.http import Http404
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import exceptions, pagination, serializers
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from accounts.authentication import BearerTokenAuthentication
+from accounts.throttling import AnonThrottle, ThrottleFailedAuthentication, UserThrottle
 
 
 def _first_code(codes) -> str:
@@ -86,6 +91,14 @@ def exception_handler(exc, context):
         body["retry_after"] = int(exc.wait)
     response.data = body
     return response
+
+
+class PublicApi(ThrottleFailedAuthentication, APIView):
+    """Base of the public API views: anyone may call them, per address or per user throttled,
+    and a request with bad credentials spends its address's budget too."""
+
+    authentication_classes = [BearerTokenAuthentication, SessionAuthentication]
+    throttle_classes = [AnonThrottle, UserThrottle]
 
 
 class BadRequest(exceptions.APIException):

@@ -10,6 +10,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
+    # Before papers: its papers/<path:raw_id> would swallow papers/<id>/ask.
+    path("api/v1/", include("ask.urls_api")),
     path("api/v1/", include("papers.urls_api")),
     path("api/v1/", include("topics.urls_api")),
     path("api/v1/", include("accounts.urls_api")),

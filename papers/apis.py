@@ -5,17 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
-from rest_framework.views import APIView
 
-from config.api import ApiAutoSchema, BadRequest, page_of
+from accounts.throttling import client_address
+from config.api import ApiAutoSchema, BadRequest, PublicApi, page_of
 from papers.arxiv_ids import InvalidArxivId, parse_arxiv_id, split_valid_ids
 from papers.paging import NewestFirstPagination
-from papers.selectors import paper_get, paper_list, paper_lookup_rows
+from papers.selectors import paper_get, paper_list, paper_lookup_json
 from papers.serializers import LookupPaperOutput, PaperDetailOutput, PaperOutput
 from papers.services.lookup import pending_register
 
@@ -40,8 +39,7 @@ def with_etag(request, body) -> Response:
     return response
 
 
-class PaperDetailApi(APIView):
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+class PaperDetailApi(PublicApi):
     schema = ApiAutoSchema()
 
     @extend_schema(responses=PaperDetailOutput, summary="One paper by any form of its arXiv id")
@@ -56,8 +54,7 @@ class PaperDetailApi(APIView):
         return with_etag(request, PaperDetailOutput(paper).data)
 
 
-class PaperListApi(APIView):
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+class PaperListApi(PublicApi):
     schema = ApiAutoSchema()
 
     class FilterInput(serializers.Serializer):
@@ -96,11 +93,21 @@ class PaperListApi(APIView):
         return with_etag(request, paging.body(PaperOutput(page, many=True).data))
 
 
-class PaperLookupApi(APIView):
+def _plain_strings(ids) -> bool:
+    """True when LookupInput would accept ``ids`` unchanged: a non-empty list of non-blank
+    strings of at most 200 characters without surrounding whitespace. Validating 2,000 ids
+    field by field cost the lookup more than its query."""
+    return (
+        isinstance(ids, list)
+        and bool(ids)
+        and all(type(i) is str and 0 < len(i) <= 200 and i == i.strip() for i in ids)
+    )
+
+
+class PaperLookupApi(PublicApi):
     """What the extension calls once per arXiv listing page: known papers with their tags, and
     the ids we do not have yet, which are queued for an on-demand fetch."""
 
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
     schema = ApiAutoSchema()
 
     class LookupInput(serializers.Serializer):
@@ -114,6 +121,11 @@ class PaperLookupApi(APIView):
                 "papers": LookupPaperOutput(many=True),
                 "pending": serializers.ListField(child=serializers.CharField()),
                 "not_found": serializers.ListField(child=serializers.CharField()),
+                "unavailable": serializers.ListField(
+                    child=serializers.CharField(),
+                    help_text="ids we cannot fetch now (arXiv kept failing, or this client or "
+                    "the queue is at its bound): ask again later",
+                ),
             },
         ),
     )
@@ -123,9 +135,11 @@ class PaperLookupApi(APIView):
             raise BadRequest(
                 f"At most {MAX_LOOKUP_IDS} ids per lookup, got {len(ids)}.", code="too_many_ids"
             )
-        body = self.LookupInput(data=request.data)
-        body.is_valid(raise_exception=True)
-        good, bad = split_valid_ids(body.validated_data["ids"])
+        if not _plain_strings(ids):  # the serializer only for input it may reject or change
+            body = self.LookupInput(data=request.data)
+            body.is_valid(raise_exception=True)
+            ids = body.validated_data["ids"]
+        good, bad = split_valid_ids(ids)
         if bad:
             raise BadRequest(
                 f"Not arXiv ids: {', '.join(bad[:20])}" + (" …" if len(bad) > 20 else ""),
@@ -133,21 +147,15 @@ class PaperLookupApi(APIView):
                 invalid_ids=bad,
             )
         wanted = list(dict.fromkeys(i.canonical for i in good))
-        known = paper_lookup_rows(arxiv_ids=wanted)
+        known = paper_lookup_json(arxiv_ids=wanted)
         missing = [arxiv_id for arxiv_id in wanted if arxiv_id not in known]
-        from papers.models import PendingLookup
-
-        not_found = set(
-            PendingLookup.objects.filter(arxiv_id__in=missing, not_found=True).values_list(
-                "arxiv_id", flat=True
-            )
+        outcome = pending_register(arxiv_ids=missing, client=client_address(request))
+        # The entries come encoded (papers.selectors.paper_lookup_json): joined, not re-encoded.
+        body = (
+            '{"papers":['
+            + ",".join(known[i] for i in wanted if i in known)
+            + f'],"pending":{json.dumps(outcome.pending)}'
+            + f',"not_found":{json.dumps(sorted(outcome.not_found))}'
+            + f',"unavailable":{json.dumps(outcome.unavailable)}}}'
         )
-        pending = [arxiv_id for arxiv_id in missing if arxiv_id not in not_found]
-        pending_register(arxiv_ids=pending)
-        return Response(
-            {
-                "papers": [known[i] for i in wanted if i in known],
-                "pending": pending,
-                "not_found": sorted(not_found),
-            }
-        )
+        return HttpResponse(body, content_type="application/json")

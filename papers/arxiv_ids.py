@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 # Every archive that ever issued old-style ids, including the ones merged into larger archives
 # later (alg-geom into math, chao-dyn into nlin, ...). econ and eess began after 2007-04; q-fin
@@ -79,6 +80,10 @@ def parse_arxiv_id(text: str) -> ArxivId:
     value = text.strip()
     if not value or len(value) > _MAX_LENGTH:
         raise InvalidArxivId(f"not an arXiv id: {text[:60]!r} (expected {_FORMS})")
+    if value[0].isdigit() and "/" not in value:
+        # A bare new-style id, the extension's every lookup: no wrapper can match (URLs, OAI
+        # and "arXiv:" start with a letter, a DOI has a slash), so skip the four attempts.
+        return _parse_core(value, original=text, allow_tail=False)
     rest, allow_tail = _unwrap(value)
     return _parse_core(rest, original=text, allow_tail=allow_tail)
 
@@ -162,6 +167,13 @@ def _check_new(yymm: str, number: str, original: str) -> None:
         )
     if int(number) == 0:
         raise InvalidArxivId(f"{original[:60]!r}: arXiv numbers start at 1")
+    # YY is 20YY: 9912 would be December 2099. A month that has not begun has no ids yet; UTC
+    # runs ahead of arXiv's Eastern time, so the first ids of a month are never refused.
+    now = datetime.now(UTC)
+    if yymm > f"{now.year % 100:02d}{now.month:02d}":
+        raise InvalidArxivId(
+            f"{original[:60]!r}: ids of 20{yymm[:2]}-{yymm[2:]} are not given out yet"
+        )
 
 
 def _check_digits(matched: str, original: str) -> None:

@@ -1,4 +1,7 @@
+from functools import cached_property
+
 from django.db import models
+from django.utils import timezone
 
 
 class Paper(models.Model):
@@ -30,6 +33,12 @@ class Paper(models.Model):
     openalex_id = models.CharField(max_length=40, blank=True)
     cited_by_count = models.PositiveIntegerField(null=True, blank=True)
     enriched_at = models.DateTimeField(null=True, blank=True)
+
+    # The paper's tags in display order as the API writes them (a JSON array of {slug, name,
+    # area, score, rank, source, shown, implied}), rebuilt by topics.services.chips whenever
+    # the tags change. The batch lookup pastes it into its answer as is: reading and encoding
+    # ~8 tag rows per paper for 2,000 papers was most of that request. NULL: not built yet.
+    tags_json = models.TextField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
 
@@ -66,6 +75,15 @@ class Paper(models.Model):
     more_detail_affiliations: int
     matched: list
     saved: bool
+
+    @cached_property
+    def chips(self) -> list:
+        """The paper's chips, the tags a reader sees, in display order (topics.tagger.chips has
+        the rule). From the prefetched tags (papers.selectors.tags_prefetch) when there are."""
+        if "tags" in getattr(self, "_prefetched_objects_cache", {}):
+            return [tag for tag in self.tags.all() if tag.shown]
+        shown = self.tags.filter(shown=True, topic__active=True).select_related("topic")
+        return list(shown.order_by("rank"))
 
     @property
     def category_list(self) -> list[str]:
@@ -109,12 +127,29 @@ class ArxivRequestSlot(models.Model):
 
 
 class PendingLookup(models.Model):
-    """An id someone asked about that we do not have yet; fetched in coalesced batches."""
+    """An id someone asked about that we do not have yet; fetched in coalesced batches, the
+    real-looking and most recently asked first, with back-off after failures
+    (papers.services.lookup)."""
 
     arxiv_id = models.CharField(max_length=40, unique=True)
-    requested_at = models.DateTimeField(auto_now_add=True)
+    requested_at = models.DateTimeField(auto_now_add=True)  # first asked
+    asked_at = models.DateTimeField(default=timezone.now)  # last asked
     attempts = models.PositiveSmallIntegerField(default=0)
+    # Not before then: a claimed batch's lease, or the back-off after a failed attempt.
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    # False for ids far beyond the highest number we know of their month: likely junk.
+    plausible = models.BooleanField(default=True)
     not_found = models.BooleanField(default=False)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["-plausible", "-asked_at"],
+                condition=models.Q(not_found=False),
+                name="pending_fetch_order_idx",
+            ),
+            models.Index(fields=["asked_at"], name="pending_asked_idx"),
+        ]
 
     def __str__(self) -> str:
         return self.arxiv_id

@@ -40,8 +40,9 @@ def decorate_rows(papers: list[Paper]) -> list[Paper]:
     )
     names = dict(Topic.objects.filter(slug__in=slugs).values_list("slug", "name")) if slugs else {}
     for paper in papers:
-        # Fine-grained topics first: an area tag ("Computer Vision") says least, so it goes last.
-        tags = sorted(all_tags[paper.pk], key=lambda tag: tag.topic.parent_id is None)
+        # The chips in display order (topics.tagger.chips: most specific first, never an area
+        # or an implied ancestor); the prefetch orders the tags by rank.
+        tags = [tag for tag in all_tags[paper.pk] if tag.shown]
         for tag in tags:
             tag.reason = reason_line(tag.evidence, topic_names=names)
         paper.all_tags = tags

@@ -13,8 +13,13 @@ class TagOutput(serializers.Serializer):
     name = serializers.CharField(source="topic.name")
     area = serializers.CharField(source="topic.area.slug", default=None)
     score = serializers.FloatField()
-    rank = serializers.IntegerField()
-    source = serializers.CharField()  # type: ignore[assignment]  # the tag's source, not Field.source
+    rank = serializers.IntegerField()  # display order (topics.tagger.chips)
+    source = serializers.CharField()  # type: ignore[assignment]  # the tag's source
+    shown = serializers.BooleanField(help_text="One of the paper's chips: render it, in order.")
+    implied = serializers.BooleanField(
+        help_text="An ancestor of another of the paper's tags: the paper is on its topic page, "
+        "but it is not a chip."
+    )
 
 
 class TagWithEvidenceOutput(TagOutput):

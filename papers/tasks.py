@@ -57,13 +57,21 @@ def harvest_oai_task(self, set_spec: str | None = None) -> str:
 
 @shared_task(bind=True, name="papers.fetch_pending")
 def fetch_pending_task(self) -> str:
-    """Fetch every id the extension asked about and we did not have, in one coalesced batch."""
-    from papers.services.lookup import pending_fetch
+    """Fetch the due ids the extension asked about and we did not have, in one coalesced batch;
+    also run every few minutes by beat, for ids whose back-off is over. A transient failure is
+    not retried here: each id carries its own back-off (papers.services.lookup)."""
+    from django.conf import settings
 
+    from papers.services.lookup import pending_fetch, pending_purge
+
+    pending_purge()
+    if not settings.ARXIV_FETCH_ON_DEMAND:
+        return "on-demand fetching is off"
     try:
         return pending_fetch().summary()
     except ArxivTransientError as exc:
-        raise retry_later(self, exc) from exc
+        logger.warning("%s: %s; the ids are retried after their back-off", self.name, exc)
+        return f"failed: {exc}"
 
 
 @shared_task(bind=True, name="papers.enrich")

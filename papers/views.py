@@ -241,7 +241,7 @@ def _version_rows(paper: Paper) -> list[dict]:
         if not isinstance(entry, dict):
             continue
         when = entry.get("date")
-        parsed = None
+        parsed: date | None = None
         if isinstance(when, str):
             parsed = parse_datetime(when)
             if parsed is None:

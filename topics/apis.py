@@ -6,13 +6,12 @@ from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
-from rest_framework.views import APIView
 
 from config.api import (
     CURSOR_PARAMETERS,
     ApiAutoSchema,
     BadRequest,
+    PublicApi,
     page_of,
 )
 from papers.apis import PAPER_PAGE, with_etag
@@ -34,11 +33,10 @@ class TopicPagination(LimitOffsetPagination):
     max_limit = 1000
 
 
-class TopicListApi(APIView):
+class TopicListApi(PublicApi):
     """The topics, sorted by a computed value (momentum, size) or by name, a page at a time:
     limit and offset, since a position in such an order is not a value of one column."""
 
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
     schema = ApiAutoSchema()
 
     class FilterInput(serializers.Serializer):
@@ -80,8 +78,7 @@ class TopicListApi(APIView):
         return with_etag(request, body)
 
 
-class TopicDetailApi(APIView):
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+class TopicDetailApi(PublicApi):
     schema = ApiAutoSchema()
 
     @extend_schema(responses=TopicDetailOutput)
@@ -92,8 +89,7 @@ class TopicDetailApi(APIView):
         return with_etag(request, TopicDetailOutput(topic).data)
 
 
-class TopicPapersApi(APIView):
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+class TopicPapersApi(PublicApi):
     schema = ApiAutoSchema()
 
     @extend_schema(parameters=CURSOR_PARAMETERS, responses=PAPER_PAGE)

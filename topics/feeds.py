@@ -46,7 +46,7 @@ class PaperFeed(Feed):
     item_guid_is_permalink = False
 
     def item_description(self, paper: Paper) -> str:
-        tags = list(paper.tags.all())
+        tags = paper.chips
         parts = [
             format_html(
                 "<p>{} · {}</p>",
@@ -80,7 +80,7 @@ class PaperFeed(Feed):
         return ", ".join(shown) + (f" +{more}" if more > 0 else "") or "Unknown authors"
 
     def item_categories(self, paper: Paper) -> list[str]:
-        return [tag.topic.name for tag in paper.tags.all()]
+        return [tag.topic.name for tag in paper.chips]
 
 
 class TopicFeed(PaperFeed):

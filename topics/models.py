@@ -60,8 +60,12 @@ class PaperTopic(models.Model):
 
     paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="tags")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="paper_tags")
-    score = models.FloatField()
-    rank = models.PositiveSmallIntegerField()
+    score = models.FloatField()  # the topic's own score, never copied from a child
+    rank = models.PositiveSmallIntegerField()  # display order (topics.tagger.chips), 1 first
+    # One of the paper's chips (topics.tagger.chips: most specific, not an area, at most 7).
+    shown = models.BooleanField(default=False)
+    # An ancestor of another of the paper's tags: on the topic's page, not a chip.
+    implied = models.BooleanField(default=False)
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.MODEL)
     evidence = models.JSONField(default=dict, blank=True)
     model_version = models.CharField(max_length=40, blank=True)
@@ -72,8 +76,11 @@ class PaperTopic(models.Model):
     # and that index (declared per database, so it is not in Meta.indexes).
     announced = models.DateField(null=True, blank=True, editable=False)
 
-    # The one-line reason a page shows beside the chip (papers.reasons; never stored).
+    # The one-line reason a page shows beside the chip (papers.reasons), and on the paper page
+    # the evidence items and the score as a percentage (papers.views); never stored.
     reason: str
+    why: list
+    percent: int
 
     class Meta:
         constraints = [

@@ -15,6 +15,7 @@ from accounts.apis.follows import (
     HiddenDetailApi,
     HiddenListApi,
 )
+from accounts.apis.imports import ImportJobApi, ListImportApi
 from accounts.apis.lists import (
     ItemBulkApi,
     ItemDetailApi,
@@ -23,7 +24,6 @@ from accounts.apis.lists import (
     ItemTransferApi,
     ListDetailApi,
     ListExportApi,
-    ListImportApi,
     ListListApi,
     export_response,
 )
@@ -54,6 +54,7 @@ __all__ = [
     "ItemTransferApi",
     "ListDetailApi",
     "ListExportApi",
+    "ImportJobApi",
     "ListImportApi",
     "ListListApi",
     "MeApi",

@@ -13,7 +13,7 @@ from accounts import selectors
 from accounts.authentication import BearerTokenAuthentication, TokenScopes
 from accounts.errors import AccountsError, VersionConflict
 from accounts.services.sync import parse_version
-from accounts.throttling import AddressThrottle, PersonalUserThrottle
+from accounts.throttling import PersonalUserThrottle, ThrottleFailedAuthentication
 from config.api import ApiAutoSchema, BadRequest, StrictCursorPagination
 
 VERSION_HEADER = "Last-Modified-Version"
@@ -55,7 +55,7 @@ class AccountsApiError(exceptions.APIException):
         super().__init__({"detail": error.detail, "code": error.code, **error.extra})
 
 
-class PersonalApi(APIView):
+class PersonalApi(ThrottleFailedAuthentication, APIView):
     """Base of every /me view: Bearer token or session, scopes, per-user throttling, 404s."""
 
     authentication_classes = [BearerTokenAuthentication, SessionAuthentication]
@@ -68,13 +68,7 @@ class PersonalApi(APIView):
     allowed_params: tuple[str, ...] = ()
 
     def initial(self, request, *args, **kwargs):
-        try:
-            super().initial(request, *args, **kwargs)
-        except (exceptions.NotAuthenticated, exceptions.AuthenticationFailed):
-            throttle = AddressThrottle()
-            if not throttle.allow_request(request, self):
-                self.throttled(request, throttle.wait())
-            raise
+        super().initial(request, *args, **kwargs)
         if request.method == "GET":
             unknown = set(request.query_params) - set(self.allowed_params)
             if unknown:

@@ -6,7 +6,7 @@ from django.http import HttpResponse
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import parsers, serializers, status
+from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from accounts import selectors
@@ -16,7 +16,6 @@ from accounts.apis.base import (
     MAX_BULK_IDS,
     ItemCursorPagination,
     PersonalApi,
-    PlainTextParser,
     created_or_ok,
     validated,
 )
@@ -25,7 +24,7 @@ from accounts.serializers import (
     ListItemOutput,
     ReadingListOutput,
 )
-from accounts.services import imports as import_services
+from accounts.services import list_moves
 from accounts.services import lists as list_services
 from accounts.services.exports import ExportEntry, export_format, export_render
 from accounts.services.ids import canonical_id
@@ -283,7 +282,7 @@ class ItemTransferApi(PersonalApi):
     def post(self, request, list_id: int):
         expected = self.expected_version(request)
         data = validated(self.ItemTransferInput, request.data)
-        result = list_services.list_items_transfer(
+        result = list_moves.list_items_transfer(
             user=request.user,
             from_list_id=list_id,
             to_list_id=data["to"],
@@ -401,73 +400,3 @@ class ListExportApi(PersonalApi):
         fmt = export_format(request.query_params.get("format", ""))
         reading_list = selectors.reading_list_get(user=request.user, list_id=list_id)
         return export_response(reading_list=reading_list, fmt=fmt)
-
-
-class ListImportApi(PersonalApi):
-    write_scope = "lists:write"
-    parser_classes = [parsers.JSONParser, parsers.MultiPartParser, PlainTextParser]
-
-    class ImportInput(serializers.Serializer):
-        format = serializers.CharField(max_length=20, required=False, default="auto")
-        content = serializers.CharField(trim_whitespace=False, required=False)
-        file = serializers.FileField(required=False)
-
-    @extend_schema(
-        summary="Import BibTeX, a list of ids/URLs, or a CSV (ours or Zotero's) into the list",
-        description="JSON {format, content}, multipart {format, file}, or a text/plain body with "
-        "?format=. Bad lines are reported with their numbers; the rest is imported.",
-        request={
-            "application/json": ImportInput,
-            "multipart/form-data": ImportInput,
-            "text/plain": str,
-        },
-        parameters=SYNC_PARAMETERS[1:],
-        responses=created_or_ok(
-            inline_serializer(
-                "ImportOutput",
-                {
-                    "format": serializers.CharField(),
-                    "imported": IDS_FIELD,
-                    "already": IDS_FIELD,
-                    "pending": IDS_FIELD,
-                    "errors": serializers.ListField(child=serializers.DictField()),
-                    "version": INT_FIELD,
-                },
-            )
-        ),
-    )
-    def post(self, request, list_id: int):
-        expected = self.expected_version(request)
-        fmt, content = self._content(request)
-        report = import_services.list_import(
-            user=request.user, list_id=list_id, content=content, fmt=fmt, expected_version=expected
-        )
-        return self.with_version(
-            Response(
-                {
-                    "format": report.format,
-                    "imported": report.imported,
-                    "already": report.already,
-                    "pending": report.pending,
-                    "errors": [{"line": p.line, "detail": p.detail} for p in report.problems],
-                    "version": report.version,
-                },
-                status=status.HTTP_201_CREATED if report.imported else status.HTTP_200_OK,
-            )
-        )
-
-    def _content(self, request) -> tuple[str, str]:
-        if isinstance(request.data, str):
-            return request.query_params.get("format", "auto"), request.data
-        data = validated(self.ImportInput, request.data)
-        if data.get("file") is not None:
-            upload = data["file"]
-            if upload.size > import_services.MAX_IMPORT_CHARS * 2:
-                raise BadRequest("The file is too large to import.", code="import_too_large")
-            try:
-                return data["format"], upload.read().decode("utf-8-sig")
-            except UnicodeDecodeError:
-                raise BadRequest("The file is not UTF-8 text.", code="not_utf8") from None
-        if "content" not in data:
-            raise BadRequest("Send the text to import as `content` or a `file`.", code="required")
-        return data["format"], data["content"]

@@ -20,6 +20,22 @@ def account_create(*, username: str, password: str, email: str = ""):
     return user
 
 
+@transaction.atomic
+def account_password_changed(*, user, revoke_tokens: bool) -> int:
+    """After a new password: lift the sign-in brake on the account (every address), and revoke
+    its API tokens when asked (a reset always asks: whoever had the old password may have made
+    one). Returns how many tokens were revoked."""
+    from accounts.services.brakes import login_brake_lift
+
+    revoked = 0
+    if revoke_tokens:
+        revoked = ApiToken.objects.filter(user=user, revoked_at=None).update(
+            revoked_at=timezone.now()
+        )
+    login_brake_lift(username=user.get_username())
+    return revoked
+
+
 def _iso(value) -> str | None:
     return value.isoformat() if value else None
 

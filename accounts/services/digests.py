@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -23,6 +24,9 @@ from papers.models import Paper
 from papers.paging import newest_first
 from papers.selectors import tags_prefetch
 from topics.models import PaperTopic, Topic
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 SHOWN_AUTHORS = 6
 SHOWN_TAGS = 5
@@ -92,7 +96,7 @@ class DigestAlert:
 
 @dataclass
 class Digest:
-    user: object
+    user: User
     window_start: datetime
     window_end: datetime
     groups: list[DigestGroup] = field(default_factory=list)
@@ -186,7 +190,7 @@ def _digest_paper(paper: Paper, user, saved: set[str]) -> DigestPaper:
     is_saved = paper.arxiv_id in saved
     return DigestPaper(
         paper=paper,
-        tags=[tag.topic.name for tag in paper.tags.all()[:SHOWN_TAGS]],
+        tags=[tag.topic.name for tag in paper.chips[:SHOWN_TAGS]],
         saved=is_saved,
         save_url="" if is_saved else save_link_url(user_id=user.pk, arxiv_id=paper.arxiv_id),
     )

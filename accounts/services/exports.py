@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -135,11 +136,17 @@ def _ris_value(text: str) -> str:
     return " ".join(text.split())
 
 
+# A line that a lenient reader could take for a tag: Zotero accepts one or two spaces before the
+# hyphen, and some readers trim the line first.
+_RIS_TAG_LIKE = re.compile(r"\s*[A-Za-z][A-Za-z0-9]\s*-")
+
+
 def _ris_note(text: str) -> str:
-    # A continuation line that looked like a tag ("TI  - ...") would start a new field.
-    lines = text.replace("\r\n", "\n").split("\n")
+    """A note as RIS continuation lines. splitlines() breaks on every line separator a reader
+    might honour (CR alone, U+2028/2029, NEL, VT, FF ...), so each one becomes our CRLF, and a
+    line that looks like a tag ("ER  - ") is indented so that it cannot open a field."""
     return "\r\n".join(
-        (" " + line if re.match(r"^[A-Z][A-Z0-9]  -", line) else line) for line in lines
+        (" " + line if _RIS_TAG_LIKE.match(line) else line) for line in text.splitlines()
     )
 
 
@@ -230,8 +237,22 @@ CSV_COLUMNS = [
 
 
 def csv_cell(value: str) -> str:
-    # A cell starting with = + - @ is a formula to a spreadsheet; a leading ' keeps it text.
-    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
+    """A cell a spreadsheet will show as text (OWASP CSV injection): one starting with = + - @,
+    Tab, CR or LF gets a leading `'`, also when invisible characters (a zero-width space, a BOM)
+    or spaces come first or the sign is a full-width one (＝) that spreadsheets fold to ASCII.
+    https://owasp.org/www-community/attacks/CSV_Injection"""
+    return "'" + value if csv_cell_is_formula(value) else value
+
+
+def csv_cell_is_formula(value: str) -> bool:
+    if value[:1] in ("\t", "\r", "\n"):
+        return True
+    visible = value.lstrip("".join(_CSV_IGNORABLE)).lstrip()
+    return unicodedata.normalize("NFKC", visible[:1]) in ("=", "+", "-", "@")
+
+
+# Characters a spreadsheet may skip before reading a formula: zero-width ones and the BOM.
+_CSV_IGNORABLE = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
 
 
 def render_csv(entries: list[ExportEntry]) -> str:

@@ -15,18 +15,17 @@ from django.utils import timezone
 from accounts.errors import Conflict, InvalidInput, NotFoundError
 from accounts.models import (
     DEFAULT_LIST_NAME,
-    LIST_NAME_MAX_LENGTH,
-    NOTE_MAX_LENGTH,
     Deletion,
     ListItem,
     ReadingList,
 )
 from accounts.services.ids import canonical_id, canonical_ids, papers_by_arxiv_id, queue_unknown
+from accounts.services.list_input import clean_list_name, clean_note, clean_read_state
 from accounts.services.sync import LibraryWrite, check_unmodified, library_ensure, library_write
 
 MAX_LISTS = 200
 MAX_ITEMS_PER_LIST = 10_000
-READ_STATES = tuple(ListItem.ReadState.values)
+IMPORT_CHUNK = 500  # entries per step of a background import's progress
 
 
 @dataclass(frozen=True)
@@ -44,52 +43,14 @@ class AddResult:
     version: int = 0
 
 
-# --- validation ------------------------------------------------------------------------------
-
-
-def clean_note(note) -> str:
-    if note is None:
-        return ""
-    if not isinstance(note, str):
-        raise InvalidInput("A note must be text.", code="invalid_note")
-    if len(note) > NOTE_MAX_LENGTH:
-        raise InvalidInput(
-            f"A note has at most {NOTE_MAX_LENGTH} characters; this one has {len(note)}.",
-            code="note_too_long",
-        )
-    return note
-
-
-def clean_read_state(read_state) -> str | None:
-    if read_state is None:
-        return None
-    if read_state not in READ_STATES:
-        raise InvalidInput(
-            f"read_state must be one of {', '.join(READ_STATES)}, not {str(read_state)[:40]!r}.",
-            code="invalid_read_state",
-        )
-    return read_state
-
-
-def clean_list_name(name) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidInput("A list needs a name.", code="required")
-    name = " ".join(name.split())
-    if len(name) > LIST_NAME_MAX_LENGTH:
-        raise InvalidInput(
-            f"A list name has at most {LIST_NAME_MAX_LENGTH} characters.", code="name_too_long"
-        )
-    return name
-
-
-def _own_list(*, user, list_id) -> ReadingList:
+def own_list(*, user, list_id) -> ReadingList:
     reading_list = ReadingList.objects.filter(user=user, pk=list_id).first()
     if reading_list is None:
         raise NotFoundError(f"No list {list_id}.")
     return reading_list
 
 
-def _own_item(*, reading_list: ReadingList, arxiv_id: str) -> ListItem:
+def own_item(*, reading_list: ReadingList, arxiv_id: str) -> ListItem:
     item = ListItem.objects.filter(reading_list=reading_list, arxiv_id=arxiv_id).first()
     if item is None:
         raise NotFoundError(f"{arxiv_id} is not in the list {reading_list.name!r}.")
@@ -171,7 +132,7 @@ def reading_list_update(
     if position is not None and (not isinstance(position, int) or position < 0):
         raise InvalidInput("position must be a whole number from 0.", code="invalid_position")
     with library_write(user=user) as write:
-        reading_list = _own_list(user=user, list_id=list_id)
+        reading_list = own_list(user=user, list_id=list_id)
         check_unmodified(expected=expected_version, actual=reading_list.version, what="The list")
         if is_default is False and reading_list.is_default:
             raise InvalidInput(
@@ -212,7 +173,7 @@ def _reorder_lists(*, write: LibraryWrite, user, moving: ReadingList, to: int) -
 
 def reading_list_delete(*, user, list_id: int, expected_version: int | None = None) -> None:
     with library_write(user=user) as write:
-        reading_list = _own_list(user=user, list_id=list_id)
+        reading_list = own_list(user=user, list_id=list_id)
         check_unmodified(expected=expected_version, actual=reading_list.version, what="The list")
         if reading_list.is_default:
             raise InvalidInput(
@@ -230,7 +191,7 @@ def reading_list_delete(*, user, list_id: int, expected_version: int | None = No
 # --- items -----------------------------------------------------------------------------------
 
 
-def _next_position(reading_list: ReadingList) -> int:
+def next_position(reading_list: ReadingList) -> int:
     last = ListItem.objects.filter(reading_list=reading_list).aggregate(m=Max("position"))["m"]
     return 0 if last is None else last + 1
 
@@ -275,7 +236,7 @@ def _add(
         result.existing.append(item)
     if new_ids:
         papers = papers_by_arxiv_id(new_ids)
-        position = _next_position(reading_list)
+        position = next_position(reading_list)
         now = timezone.now()
         version = write.next_version
         items = [
@@ -311,16 +272,32 @@ def list_items_add(
     entries: list[NewItem],
     expected_version: int | None = None,
     overwrite_note: bool = True,
+    progress=None,
 ) -> AddResult:
-    """Add many papers at once (one version for all). Entries must hold canonical ids."""
+    """Add many papers at once, in one transaction. Entries must hold canonical ids. With
+    `progress`, they are saved IMPORT_CHUNK at a time and progress(done, total) is called after
+    each chunk (a background import reports it; nothing is committed until all are saved)."""
     for entry in entries:
         clean_note(entry.note)
         clean_read_state(entry.read_state)
+    chunk = IMPORT_CHUNK if progress is not None else max(1, len(entries))
+    total = AddResult()
     with library_write(user=user, expected_version=expected_version) as write:
-        reading_list = _own_list(user=user, list_id=list_id)
-        return _add(
-            write=write, reading_list=reading_list, entries=entries, overwrite_note=overwrite_note
-        )
+        reading_list = own_list(user=user, list_id=list_id)
+        for start in range(0, max(1, len(entries)), chunk):
+            result = _add(
+                write=write,
+                reading_list=reading_list,
+                entries=entries[start : start + chunk],
+                overwrite_note=overwrite_note,
+            )
+            total.created += result.created
+            total.existing += result.existing
+            total.pending += result.pending
+            total.version = result.version
+            if progress is not None:
+                progress(min(start + chunk, len(entries)), len(entries))
+    return total
 
 
 def list_item_save(
@@ -379,8 +356,8 @@ def list_item_update(
     if position is not None and (not isinstance(position, int) or position < 0):
         raise InvalidInput("position must be a whole number from 0.", code="invalid_position")
     with library_write(user=user) as write:
-        reading_list = _own_list(user=user, list_id=list_id)
-        item = _own_item(reading_list=reading_list, arxiv_id=canonical)
+        reading_list = own_list(user=user, list_id=list_id)
+        item = own_item(reading_list=reading_list, arxiv_id=canonical)
         check_unmodified(expected=expected_version, actual=item.version, what="The item")
         changed = []
         if note is not None and note != item.note:
@@ -396,26 +373,6 @@ def list_item_update(
             _reorder_items(write=write, reading_list=reading_list, moving=item, to=position)
     item.refresh_from_db()
     return item
-
-
-MOVES = ("up", "down", "top")
-
-
-def list_item_move(*, user, list_id: int, arxiv_id: str, move: str) -> ListItem:
-    """Move an item one place up or down, or to the top of its list (the list page's buttons)."""
-    if move not in MOVES:
-        raise InvalidInput(f"move must be one of {', '.join(MOVES)}.", code="invalid_move")
-    canonical = canonical_id(arxiv_id)
-    reading_list = _own_list(user=user, list_id=list_id)
-    item = _own_item(reading_list=reading_list, arxiv_id=canonical)
-    order = list(
-        ListItem.objects.filter(reading_list=reading_list)
-        .order_by("position", "id")
-        .values_list("pk", flat=True)
-    )
-    index = order.index(item.pk)
-    to = {"up": max(0, index - 1), "down": index + 1, "top": 0}[move]
-    return list_item_update(user=user, list_id=list_id, arxiv_id=canonical, position=to)
 
 
 def _reorder_items(*, write: LibraryWrite, reading_list: ReadingList, moving, to: int) -> None:
@@ -441,91 +398,11 @@ def list_item_delete(
 ) -> None:
     canonical = canonical_id(arxiv_id)
     with library_write(user=user) as write:
-        reading_list = _own_list(user=user, list_id=list_id)
-        item = _own_item(reading_list=reading_list, arxiv_id=canonical)
+        reading_list = own_list(user=user, list_id=list_id)
+        item = own_item(reading_list=reading_list, arxiv_id=canonical)
         check_unmodified(expected=expected_version, actual=item.version, what="The item")
         item.delete()
         write.tombstone(kind=Deletion.Kind.ITEM, list_id=reading_list.pk, arxiv_ids=[canonical])
-
-
-@dataclass
-class TransferResult:
-    transferred: list[str]  # ids now in the target list that were not there before
-    already: list[str]  # ids the target list had already
-    version: int
-
-
-def list_items_transfer(
-    *,
-    user,
-    from_list_id: int,
-    to_list_id: int,
-    arxiv_ids: list,
-    move: bool,
-    expected_version: int | None = None,
-) -> TransferResult:
-    """Copy (or move) items with their note, read state and added date to another list.
-
-    All ids must be in the source list, else nothing happens. Moving a paper that the target
-    already has keeps the target's copy and removes the source's."""
-    ids = canonical_ids(arxiv_ids)
-    if not ids:
-        raise InvalidInput("Name at least one paper to copy or move.", code="required")
-    with library_write(user=user, expected_version=expected_version) as write:
-        source = _own_list(user=user, list_id=from_list_id)
-        target = _own_list(user=user, list_id=to_list_id)
-        if source.pk == target.pk:
-            raise InvalidInput("Source and target are the same list.", code="same_list")
-        items = {
-            i.arxiv_id: i for i in ListItem.objects.filter(reading_list=source, arxiv_id__in=ids)
-        }
-        missing = [arxiv_id for arxiv_id in ids if arxiv_id not in items]
-        if missing:
-            raise InvalidInput(
-                f"Not in the list {source.name!r}: {', '.join(missing[:10])}. Nothing was changed.",
-                code="not_in_list",
-                missing=missing,
-            )
-        already = set(
-            ListItem.objects.filter(reading_list=target, arxiv_id__in=ids).values_list(
-                "arxiv_id", flat=True
-            )
-        )
-        new_ids = [arxiv_id for arxiv_id in ids if arxiv_id not in already]
-        count = ListItem.objects.filter(reading_list=target).count()
-        if count + len(new_ids) > MAX_ITEMS_PER_LIST:
-            raise InvalidInput(
-                f"A list holds at most {MAX_ITEMS_PER_LIST} papers.", code="list_full"
-            )
-        position = _next_position(target)
-        version = write.next_version
-        ListItem.objects.bulk_create(
-            [
-                ListItem(
-                    reading_list=target,
-                    arxiv_id=arxiv_id,
-                    paper_id=items[arxiv_id].paper_id,
-                    note=items[arxiv_id].note,
-                    read_state=items[arxiv_id].read_state,
-                    added_at=items[arxiv_id].added_at,
-                    position=position + offset,
-                    version=version,
-                    saved_version=items[arxiv_id].saved_version,
-                    saved_journal_ref=items[arxiv_id].saved_journal_ref,
-                    saved_doi=items[arxiv_id].saved_doi,
-                )
-                for offset, arxiv_id in enumerate(new_ids)
-            ]
-        )
-        write.forget_tombstones(list_id=target.pk, arxiv_ids=new_ids)
-        if move:
-            ListItem.objects.filter(reading_list=source, arxiv_id__in=ids).delete()
-            write.tombstone(kind=Deletion.Kind.ITEM, list_id=source.pk, arxiv_ids=ids)
-        return TransferResult(
-            transferred=new_ids,
-            already=[arxiv_id for arxiv_id in ids if arxiv_id in already],
-            version=write.version,
-        )
 
 
 def list_items_link_papers(*, arxiv_ids: list[str] | None = None) -> int:

@@ -22,6 +22,7 @@ from accounts.forms import (
 )
 from accounts.models import ListItem
 from accounts.services import alerts as alert_services
+from accounts.services import import_jobs, list_moves
 from accounts.services import imports as import_services
 from accounts.services import lists as list_services
 from accounts.services import private_feeds as private_feed_services
@@ -197,29 +198,59 @@ def list_import(request: HttpRequest, list_id: int | None = None) -> HttpRespons
     else:
         content = data["text"]
     try:
-        import_services.import_parse(content=content, fmt=data["format"])  # fail before creating
+        fmt, estimate = import_services.import_precheck(content=content, fmt=data["format"])
+        background = estimate > import_services.IMPORT_IN_BACKGROUND_ENTRIES
+        # Parsed once, here, so that a bad file fails before a new list is created.
+        parsed = None if background else import_services.import_parse(content=content, fmt=fmt)
         if data.get("new_list"):
             target = list_services.reading_list_create(user=request.user, name=data["new_list"])
         elif list_id:
             target = selectors.reading_list_get(user=request.user, list_id=list_id)
         else:
             target = list_services.reading_list_default(user=request.user)
-        report = import_services.list_import(
-            user=request.user, list_id=target.pk, content=content, fmt=data["format"]
-        )
+        if background:
+            job = import_jobs.import_job_create(
+                user=request.user, list_id=target.pk, content=content, fmt=fmt
+            )
+            return redirect("accounts-import-job", job_id=job.pk)
+        report = import_services.list_import(user=request.user, list_id=target.pk, parsed=parsed)
     except AccountsError as error:
         return failed(request, error, back)
-    summary = f"Imported {len(report.imported)} paper{'s' if len(report.imported) != 1 else ''}"
-    if report.already:
-        summary += f"; {len(report.already)} were in the list already"
-    if report.pending:
-        summary += f"; {len(report.pending)} are being fetched from arXiv"
-    messages.success(request, summary + ".")
+    messages.success(request, _import_summary(report.as_dict()) + ".")
     for problem in report.problems[:20]:
         messages.warning(request, f"Line {problem.line}: {problem.detail}.")
-    if len(report.problems) > 20:
-        messages.warning(request, f"… and {len(report.problems) - 20} more lines with problems.")
+    more = len(report.problems) - 20 + report.problems_omitted
+    if more > 0:
+        messages.warning(request, f"… and {more} more lines with problems.")
     return redirect("accounts-list-detail", list_id=target.pk)
+
+
+def _import_summary(result: dict) -> str:
+    imported, already, pending = (len(result[k]) for k in ("imported", "already", "pending"))
+    summary = f"Imported {imported} paper{'s' if imported != 1 else ''}"
+    if already:
+        summary += f"; {already} were in the list already"
+    if pending:
+        summary += f"; {pending} are being fetched from arXiv"
+    return summary
+
+
+@login_required
+@require_GET
+def import_job_page(request: HttpRequest, job_id: int) -> HttpResponse:
+    """A background import's progress; the page reloads itself until it is over."""
+    try:
+        job = import_jobs.import_job_get(user=request.user, job_id=job_id)
+    except NotFoundError:
+        raise Http404("No such import.") from None
+    state = import_jobs.import_job_state(job=job)
+    context = {
+        "job": job,
+        "state": state,
+        "running": state["status"] in ("queued", "running"),
+        "summary": _import_summary(state["result"]) if state["result"] else "",
+    }
+    return render(request, "accounts/import_job.html", context)
 
 
 @login_required
@@ -263,14 +294,14 @@ def item_action(request: HttpRequest, list_id: int, arxiv_id: str) -> HttpRespon
             selectors.reading_list_get(user=request.user, list_id=list_id)
             alert_services.alerts_dismiss_paper(user=request.user, arxiv_id=canonical)
             return done(request, f"Marked the news about {canonical} as seen.", here)
-        if action in list_services.MOVES:
-            list_services.list_item_move(
+        if action in list_moves.MOVES:
+            list_moves.list_item_move(
                 user=request.user, list_id=list_id, arxiv_id=canonical, move=action
             )
             return done(request, f"Moved {canonical}.", here)
         if action in ("move", "copy"):
             target = int(request.POST.get("to") or 0)
-            result = list_services.list_items_transfer(
+            result = list_moves.list_items_transfer(
                 user=request.user,
                 from_list_id=list_id,
                 to_list_id=target,

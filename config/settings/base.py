@@ -6,7 +6,6 @@ from __future__ import annotations
 import zoneinfo
 from pathlib import Path
 
-from celery.schedules import crontab
 from csp.constants import NONE, SELF
 
 from config.env import (
@@ -48,6 +47,7 @@ INSTALLED_APPS = [
     "papers",
     "topics",
     "accounts",
+    "ask",
 ]
 
 MIDDLEWARE = [
@@ -181,9 +181,13 @@ EMAIL_TIMEOUT = 10
 DEFAULT_FROM_EMAIL = env_email("DEFAULT_FROM_EMAIL", "paperscope@localhost.localdomain")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
-# Digests (accounts.services.delivery). Links in the mail point at DIGEST_BASE_URL, the address
-# people reach the site at; weekly digests go out on the chosen weekday in DIGEST_TIMEZONE.
-DIGEST_BASE_URL = env_url("DIGEST_BASE_URL", "http://127.0.0.1:8000", schemes=("http", "https"))
+# The address people reach the site at (scheme and host). Links in mail (password resets,
+# digests) are built from it, never from the request's Host header, which a client chooses.
+SITE_URL = env_url("SITE_URL", "http://127.0.0.1:8000", schemes=("http", "https"))
+
+# Digests (accounts.services.delivery). Links in the mail point at DIGEST_BASE_URL (by default
+# SITE_URL); weekly digests go out on the chosen weekday in DIGEST_TIMEZONE.
+DIGEST_BASE_URL = env_url("DIGEST_BASE_URL", SITE_URL, schemes=("http", "https"))
 DIGEST_TIMEZONE = env_str("DIGEST_TIMEZONE", "America/New_York") or "America/New_York"
 try:
     zoneinfo.ZoneInfo(DIGEST_TIMEZONE)
@@ -273,66 +277,7 @@ CELERY_TASK_ALWAYS_EAGER = False
 # Crontabs below read in arXiv's own time zone: announcements go out Sun-Thu 20:00 US Eastern.
 CELERY_TIMEZONE = "America/New_York"
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
-CELERY_BEAT_SCHEDULE = {
-    # https://crontab.guru/#30_20_*_*_0-4 : half an hour after each announcement
-    "papers.harvest-rss-after-announcement": {
-        "task": "papers.harvest_rss",
-        "schedule": crontab(minute="30", hour="20", day_of_week="0-4"),
-    },
-    # https://crontab.guru/#15_*/6_*_*_* : catch up on a missed announcement within hours
-    "papers.harvest-rss-catch-up": {
-        "task": "papers.harvest_rss",
-        "schedule": crontab(minute="15", hour="*/6"),
-    },
-    # https://crontab.guru/#40_*_*_*_* : OpenAlex enrichment of papers still due (a batch lost
-    # to a fault, works OpenAlex had not indexed yet); new papers are enriched after each harvest
-    "papers.enrich-sweep": {
-        "task": "papers.enrich",
-        "schedule": crontab(minute="40"),
-    },
-    # https://crontab.guru/#0_3_*_*_* : nightly OAI-PMH catch-up (versions, late ranges)
-    "papers.harvest-oai-nightly": {
-        "task": "papers.harvest_oai",
-        "schedule": crontab(minute="0", hour="3"),
-    },
-    # https://crontab.guru/#5-59/10_*_*_*_* : tag papers whose tagging task was lost (a worker
-    # killed mid-batch, a queue lost with Redis) half an hour after they were stored
-    "topics.tag-stragglers": {
-        "task": "topics.tag_stragglers",
-        "schedule": crontab(minute="5-59/10"),
-    },
-    # https://crontab.guru/#30_4_*_*_* : nightly tagger retrain; refits only when at least 50
-    # new judgements arrived since the last one (topics.services.retrain)
-    "topics.retrain-tagger-nightly": {
-        "task": "topics.retrain_tagger",
-        "schedule": crontab(minute="30", hour="4"),
-    },
-    # https://crontab.guru/#0_6_*_*_6 : weekly emerging-topic proposals, Saturday morning after
-    # the week's last announcement (Thursday evening)
-    "topics.propose-topics-weekly": {
-        "task": "topics.propose_topics",
-        "schedule": crontab(minute="0", hour="6", day_of_week="6"),
-    },
-    # https://crontab.guru/#30_21_*_*_0-4 : daily digests an hour after the RSS harvest of each
-    # announcement (Sun-Thu 20:00), when its papers are stored and tagged
-    "accounts.daily-digests": {
-        "task": "accounts.send_digests",
-        "schedule": crontab(minute="30", hour="21", day_of_week="0-4"),
-        "kwargs": {"frequency": "daily"},
-    },
-    # https://crontab.guru/#30_21_*_*_* : weekly digests, to those whose chosen day it is
-    "accounts.weekly-digests": {
-        "task": "accounts.send_digests",
-        "schedule": crontab(minute="30", hour="21"),
-        "kwargs": {"frequency": "weekly"},
-    },
-    # https://crontab.guru/#*/10_*_*_*_* : retry failed sends whose backoff is over, and resume
-    # digests a killed worker had claimed
-    "accounts.resume-digests": {
-        "task": "accounts.resume_digests",
-        "schedule": crontab(minute="*/10"),
-    },
-}
+from config.settings.schedule import CELERY_BEAT_SCHEDULE  # noqa: E402, F401
 
 # --- arXiv -----------------------------------------------------------------------------------
 ARXIV_CONTACT_EMAIL = env_email("ARXIV_CONTACT_EMAIL", "paperscope-operator@localhost.localdomain")
@@ -370,6 +315,17 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PAGINATION_CLASS": None,
     "EXCEPTION_HANDLER": "config.api.exception_handler",
+    # Session and Bearer token only. DRF's default adds HTTP Basic, which checked passwords on
+    # every public view outside the throttles and the sign-in brake (docs/security.md).
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    # Atomic counters (accounts.ratelimit): DRF's throttles race under parallel requests.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "accounts.throttling.AnonThrottle",
+        "accounts.throttling.UserThrottle",
+    ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("THROTTLE_ANON", "600/min"),
         "user": env_str("THROTTLE_USER", "1200/min"),
@@ -412,8 +368,24 @@ LOGGING = {
         "papers": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
         "topics": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
         "accounts": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        "ask": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
     },
 }
 
 PAPERSCOPE_VERSION = "0.1.0"
 TAGGER_BATCH_SIZE = env_int("TAGGER_BATCH_SIZE", 500, minimum=1)
+
+# --- Ask (issue 16): answers grounded in the papers ---------------------------------------------
+# An OpenAI-compatible chat completions server (Ollama, vLLM, llama.cpp, a hosted provider); unset,
+# Ask answers with the best passages instead. docs/ask.md has the details.
+LLM_BASE_URL = env_url("LLM_BASE_URL", None, schemes=("http", "https"))
+LLM_MODEL = env_str("LLM_MODEL", "")
+LLM_API_KEY = env_str("LLM_API_KEY", "")
+LLM_TIMEOUT = env_float("LLM_TIMEOUT", 20.0, minimum=1.0)  # seconds for the whole answer
+ASK_QUESTION_MAX_CHARS = env_int("ASK_QUESTION_MAX_CHARS", 500, minimum=20)
+ASK_RATE_USER = env_str("ASK_RATE_USER", "30/hour")  # per signed-in user (per address if anonymous)
+ASK_RATE_ADDRESS = env_str("ASK_RATE_ADDRESS", "60/hour")  # per client address, whoever asks
+ASK_CACHE_SECONDS = env_int("ASK_CACHE_SECONDS", 24 * 60 * 60, minimum=0)
+ASK_FULLTEXT_FETCH = env_bool("ASK_FULLTEXT_FETCH", default=True)
+ARXIV_HTML_URL = env_url("ARXIV_HTML_URL", "https://arxiv.org/html", schemes=("http", "https"))
+ARXIV_PDF_URL = env_url("ARXIV_PDF_URL", "https://arxiv.org/pdf", schemes=("http", "https"))

@@ -24,6 +24,9 @@ ARXIV_API_URL = "http://127.0.0.1:9/api/query"
 # Enrichment is off unless a test points it at the fake OpenAlex (tests/fake_openalex.py).
 OPENALEX_URL = ""
 OPENALEX_REQUEST_DELAY = 0.0
+ARXIV_HTML_URL = "http://127.0.0.1:9/html"
+ARXIV_PDF_URL = "http://127.0.0.1:9/pdf"
+LLM_BASE_URL = None  # Ask tests point it at their fake model server
 if not REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -8,8 +8,8 @@ const STALE_MS = 10 * 60 * 1000;
 
 // Lists and follows, refetched when older than a few minutes (or when forced).
 export async function refreshAccount(ctx, { force = false } = {}) {
-  const { token, lists, follows } = await ctx.local.get('token', 'lists', 'follows');
-  if (!token) return { status: 'not-connected' };
+  const { lists, follows } = await ctx.local.get('lists', 'follows');
+  if (!(await ctx.tokens.get())) return { status: 'not-connected' };
   const now = ctx.now();
   if (!force && now - lists.fetchedAt < STALE_MS && now - follows.fetchedAt < STALE_MS) return { status: 'fresh' };
   try {

@@ -38,12 +38,15 @@ export async function receiveToken(ctx, { token, server: claimed }, sender) {
   }
   const clean = typeof token === 'string' ? token.trim() : '';
   if (!clean || clean.length > 500 || /\s/.test(clean)) return { status: 'rejected', detail: 'That is not a token.' };
+  const { staySignedIn } = await ctx.local.get('staySignedIn');
   try {
     const account = await ctx.api.me({ token: clean });
-    await ctx.local.set({ token: clean, account, authState: 'ok', lastError: null });
+    await ctx.tokens.set(clean, { persist: staySignedIn });
+    await ctx.local.set({ account, authState: 'ok', lastError: null });
   } catch (error) {
     if (error.kind === 'auth' || error.kind === 'client') return { status: 'rejected', detail: 'The server did not accept this token.' };
-    await ctx.local.set({ token: clean, account: null, authState: 'ok', lastError: errorInfo(error, ctx.now()) });
+    await ctx.tokens.set(clean, { persist: staySignedIn });
+    await ctx.local.set({ account: null, authState: 'ok', lastError: errorInfo(error, ctx.now()) });
     return { status: 'stored', detail: `Token kept; ${error.detail || 'the server did not answer'}.` };
   }
   await refreshAccount(ctx, { force: true });
@@ -52,8 +55,17 @@ export async function receiveToken(ctx, { token, server: claimed }, sender) {
   return { status: 'connected', username: account?.username ?? null };
 }
 
+// "Stay signed in" (options page): keep a durable copy of the token, or forget it with the session.
+export async function setStaySignedIn(ctx, { stay }) {
+  const persist = stay === true;
+  await ctx.local.set({ staySignedIn: persist });
+  await ctx.tokens.keep(persist);
+  return { status: 'saved', staySignedIn: persist };
+}
+
 export async function disconnect(ctx) {
-  await ctx.local.set({ token: null, account: null, authState: 'none', lists: { items: [], fetchedAt: 0 }, follows: { items: [], fetchedAt: 0 }, defaultListId: null });
+  await ctx.tokens.clear();
+  await ctx.local.set({ account: null, authState: 'none', lists: { items: [], fetchedAt: 0 }, follows: { items: [], fetchedAt: 0 }, defaultListId: null });
   return { status: 'disconnected' };
 }
 

@@ -65,8 +65,9 @@ export async function lookupPapers(ctx, { ids }) {
       for (const paper of answer.papers) papers[paper.arxivId] = paper;
       notFound.push(...answer.notFound);
       pending = answer.pending;
-      // Neither waits: the page gets its answer first (storing 2,000 papers takes ~100 ms).
-      setTimeout(() => writeCache(ctx, answer).catch(() => {}), 0);
+      // Neither waits: the page gets its answer first (storing 2,000 papers takes ~100 ms, and
+      // a timer of 0 ran it before the answer left, at the next await below).
+      ctx.afterReply(() => writeCache(ctx, answer).catch(() => {}));
       deliverWaiting(ctx).catch(() => {});
     } catch (caught) {
       error = errorInfo(caught, ctx.now());

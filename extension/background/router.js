@@ -3,7 +3,7 @@
 
 import { MSG } from '../shared/messages.js';
 import { getLists, setDefaultList } from './account.js';
-import { disconnect, isExtensionSender, openConnectPage, receiveToken, setServer } from './auth.js';
+import { disconnect, isExtensionSender, openConnectPage, receiveToken, setServer, setStaySignedIn } from './auth.js';
 import { lookupPapers } from './lookup.js';
 import { flushQueue } from './queue.js';
 import { savePaper, undoSave, unsavePaper } from './saves.js';
@@ -21,6 +21,7 @@ export const ROUTES = {
   [MSG.DISCONNECT]: { page: false, run: disconnect },
   [MSG.SET_DEFAULT_LIST]: { page: false, run: setDefaultList },
   [MSG.SET_SERVER]: { page: false, run: setServer },
+  [MSG.STAY_SIGNED_IN]: { page: false, run: setStaySignedIn },
   [MSG.FLUSH]: { page: false, run: async (ctx) => ({ queued: await flushQueue(ctx) }) },
 };
 

@@ -13,7 +13,8 @@ function cleanId(raw) {
 }
 
 async function outcome(ctx, saveId) {
-  const { queue, recent, lastError, authState, token } = await ctx.local.get('queue', 'recent', 'lastError', 'authState', 'token');
+  const { queue, recent, lastError, authState } = await ctx.local.get('queue', 'recent', 'lastError', 'authState');
+  const token = await ctx.tokens.get();
   if (queue.some((op) => op.id === saveId || op.saveId === saveId)) {
     const reason = !token ? 'not-connected' : authState === 'expired' ? 'token-expired' : (lastError?.kind ?? 'offline');
     return { status: 'queued', saveId, reason, queued: queue.length };

@@ -2,6 +2,7 @@
 // No state lives here; everything is in chrome.storage.
 
 import { migrate } from '../shared/storage.js';
+import { lockSession } from '../shared/token-store.js';
 import { REFRESH_ALARM, refreshAccount } from './account.js';
 import { registerConnectScript } from './auth.js';
 import { createContext } from './context.js';
@@ -11,7 +12,7 @@ import { handleMessage } from './router.js';
 
 async function onInstalled() {
   const ctx = createContext();
-  await migrate(ctx.chrome.storage.local);
+  await migrate(ctx.chrome.storage.local, { tokens: ctx.tokens });
   await ctx.chrome.alarms.create(REFRESH_ALARM, { periodInMinutes: 30 });
   const { server } = await ctx.local.get('server');
   await registerConnectScript(ctx, server).catch(() => {});
@@ -34,6 +35,7 @@ async function onAlarm(alarm) {
   }
 }
 
+lockSession(chrome.storage.session).catch((error) => console.warn('Paperscope could not lock session storage', error));
 chrome.runtime.onInstalled.addListener(() => {
   onInstalled().catch((error) => console.warn('Paperscope install step failed', error));
 });
@@ -44,6 +46,10 @@ chrome.alarms.onAlarm.addListener((alarm) => {
   onAlarm(alarm).catch((error) => console.warn(`Paperscope alarm ${alarm.name} failed`, error));
 });
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
-  handleMessage(createContext(), message, sender).then(sendResponse);
+  const ctx = createContext();
+  handleMessage(ctx, message, sender).then((answer) => {
+    sendResponse(answer);
+    ctx.runDeferred();
+  });
   return true;
 });

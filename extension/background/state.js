@@ -1,8 +1,8 @@
 // What the popup shows: connection, the queue, recent saves. Read-only.
 
 export async function getState(ctx) {
-  const s = await ctx.local.get('server', 'token', 'account', 'authState', 'lists', 'defaultListId', 'queue', 'recent', 'lastError');
-  const connection = !s.token ? 'not-connected' : s.authState === 'expired' ? 'expired' : 'connected';
+  const s = await ctx.local.get('server', 'account', 'authState', 'lists', 'defaultListId', 'queue', 'recent', 'lastError', 'staySignedIn');
+  const connection = !(await ctx.tokens.get()) ? 'not-connected' : s.authState === 'expired' ? 'expired' : 'connected';
   return {
     server: s.server,
     connection,
@@ -12,5 +12,6 @@ export async function getState(ctx) {
     queue: s.queue.map((op) => ({ kind: op.kind, arxivId: op.arxivId, listId: op.listId, createdAt: op.createdAt })),
     recent: s.recent.slice(0, 10),
     lastError: s.lastError,
+    staySignedIn: s.staySignedIn,
   };
 }

@@ -3,7 +3,8 @@
   const PS = (globalThis.Paperscope ??= {});
   if (PS.model) return;
 
-  const MAX_CHIPS = 6;
+  // The server sends at most seven chips (topics/tagger/chips.py): all of them fit.
+  const MAX_CHIPS = 7;
 
   function safeServer(server) {
     try {
@@ -14,9 +15,11 @@
     }
   }
 
+  // From a base safeServer() already checked (null: no link).
+  const topicHref = (base, slug) => (base ? `${base}/topics/${encodeURIComponent(slug)}/` : null);
+
   function topicUrl(server, slug) {
-    const base = safeServer(server);
-    return base ? `${base}/topics/${encodeURIComponent(slug)}/` : null;
+    return topicHref(safeServer(server), slug);
   }
 
   function isFollowed(tag, followed) {
@@ -37,9 +40,14 @@
       return { state, chips: [], more: 0, followed: false };
     }
     const tags = paper.tags ?? [];
-    const chips = tags.slice(0, maxChips).map((tag) => ({
+    const base = safeServer(server); // once per paper, not once per chip
+    // Only the chips, in the server's order: never an area, never a parent a chip implies. A
+    // server from before the flags sends none: then every tag, as before.
+    const flagged = tags.some((tag) => typeof tag.shown === 'boolean');
+    const shown = flagged ? tags.filter((tag) => tag.shown === true) : tags;
+    const chips = shown.slice(0, maxChips).map((tag) => ({
       text: tag.name,
-      href: topicUrl(server, tag.slug),
+      href: topicHref(base, tag.slug),
       title: chipTitle(tag),
       slug: tag.slug,
       followed: isFollowed(tag, followed),
@@ -47,7 +55,8 @@
     return {
       state: tags.length ? 'tagged' : 'untagged',
       chips,
-      more: Math.max(0, tags.length - maxChips),
+      more: Math.max(0, shown.length - maxChips),
+      // A paper in a followed topic stands out even when that topic is implied, not a chip.
       followed: tags.some((tag) => isFollowed(tag, followed)),
     };
   }
@@ -59,8 +68,15 @@
     error: 'Paperscope unavailable',
   };
 
+  // Only what the person did: the page's own scripts can dispatch keydown events and call
+  // button.click() on our nodes, and those reach the content script with isTrusted false.
+  function isUserAction(event) {
+    return event?.isTrusted === true;
+  }
+
   // Keys that belong to the page or the browser: typing, modifiers, IME composition.
   function isSaveKey(event) {
+    if (!isUserAction(event)) return false;
     if (event.key !== 's' || event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return false;
     const target = event.target;
     if (!target || target.isContentEditable) return false;
@@ -68,5 +84,5 @@
     return !['INPUT', 'TEXTAREA', 'SELECT'].includes(tag);
   }
 
-  PS.model = { forPaper, topicUrl, safeServer, isSaveKey, STATUS_TEXT, MAX_CHIPS };
+  PS.model = { forPaper, topicUrl, safeServer, isSaveKey, isUserAction, STATUS_TEXT, MAX_CHIPS };
 })();

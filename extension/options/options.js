@@ -9,6 +9,7 @@ const $ = (id) => document.getElementById(id);
 async function show() {
   const state = await send(MSG.STATE);
   $('server').value = state.server;
+  $('stay').checked = state.staySignedIn !== false;
   $('token-status').textContent = state.connection === 'connected' ? `Connected as ${state.username ?? 'you'}.` : state.connection === 'expired' ? 'Token expired: connect again.' : 'Not connected.';
 }
 
@@ -48,6 +49,10 @@ $('token-form').addEventListener('submit', async (event) => {
   const result = await send(MSG.TOKEN, { token: $('token').value, server }).catch((error) => ({ status: 'failed', detail: error.message }));
   $('token').value = '';
   $('token-status').textContent = result.status === 'connected' ? `Connected as ${result.username}.` : (result.detail ?? result.status);
+});
+
+$('stay').addEventListener('change', async () => {
+  await send(MSG.STAY_SIGNED_IN, { stay: $('stay').checked });
 });
 
 $('disconnect').addEventListener('click', async () => {

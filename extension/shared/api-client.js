@@ -37,6 +37,10 @@ export function cleanTag(tag) {
     area: isText(tag.area) ? tag.area : null,
     score: Number.isFinite(tag.score) ? tag.score : null,
     rank: Number.isFinite(tag.rank) ? tag.rank : null,
+    // The server's display rule (DESIGN.md "Chips"): render the shown tags, in order. null from
+    // a server older than the flags.
+    shown: typeof tag.shown === 'boolean' ? tag.shown : null,
+    implied: typeof tag.implied === 'boolean' ? tag.implied : null,
   };
 }
 

@@ -14,6 +14,7 @@ export const MSG = Object.freeze({
   DISCONNECT: 'auth/disconnect', // {}
   SET_DEFAULT_LIST: 'lists/set-default', // {listId}
   SET_SERVER: 'settings/set-server', // {server}
+  STAY_SIGNED_IN: 'settings/stay-signed-in', // {stay} -> keep the token across restarts or not
   FLUSH: 'queue/flush', // {} -> retry waiting saves now
 });
 

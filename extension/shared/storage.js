@@ -3,12 +3,12 @@
 
 import { DEFAULT_SERVER } from './server-url.js';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const DEFAULTS = Object.freeze({
   schema: 0,
   server: DEFAULT_SERVER,
-  token: null,
+  staySignedIn: true, // keep the token across browser restarts (shared/token-store.js)
   account: null, // {username, defaultList} from GET /api/v1/me
   authState: 'none', // none | ok | expired
   defaultListId: null, // the user's choice in the popup; falls back to account.defaultList
@@ -47,16 +47,24 @@ export function createStore(area) {
 }
 
 // Each step takes the stored values and returns the changes for its version.
+// Steps that move data elsewhere get the token store.
 const MIGRATIONS = [
   // 0 -> 1: first schema; nothing to carry over.
-  () => ({}),
+  async () => ({}),
+  // 1 -> 2: the token leaves chrome.storage.local, which content scripts can read.
+  async (area, tokens) => {
+    const { token } = await area.get(['token']);
+    if (token && tokens) await tokens.set(token, { persist: true });
+    await area.remove(['token']);
+    return {};
+  },
 ];
 
-export async function migrate(area) {
+export async function migrate(area, { tokens = null } = {}) {
   const { schema } = await createStore(area).get('schema');
   let changes = {};
   for (let version = schema; version < SCHEMA_VERSION; version += 1) {
-    changes = { ...changes, ...MIGRATIONS[version](changes) };
+    changes = { ...changes, ...(await MIGRATIONS[version](area, tokens)) };
   }
   if (schema < SCHEMA_VERSION) await area.set({ ...changes, schema: SCHEMA_VERSION });
   return schema;

@@ -20,8 +20,8 @@ describe('connecting', () => {
     await savePaper(ctx, { arxivId: '2501.00001' });
     const result = await receiveToken(ctx, { token: 'good-token', server: 'http://127.0.0.1:8000' }, connectPage);
     assert.deepEqual(result, { status: 'connected', username: 'alice' });
-    const stored = await ctx.local.get('token', 'lists', 'follows', 'queue');
-    assert.equal(stored.token, 'good-token');
+    const stored = await ctx.local.get('lists', 'follows', 'queue');
+    assert.equal(await ctx.tokens.get(), 'good-token');
     assert.equal(stored.lists.items[0].name, 'Reading list');
     assert.equal(stored.follows.items[0].slug, 'graph-neural-networks');
     assert.deepEqual(stored.queue, []);
@@ -32,7 +32,7 @@ describe('connecting', () => {
     const { ctx } = await makeContext({ connected: false });
     const result = await receiveToken(ctx, { token: 'good-token' }, { url: 'https://evil.example/extension/connect', tab: { id: 1 } });
     assert.equal(result.status, 'rejected');
-    assert.equal((await ctx.local.get('token')).token, null);
+    assert.equal(await ctx.tokens.get(), null);
   });
 
   it('rejects a token the server refuses', async () => {
@@ -46,8 +46,8 @@ describe('connecting', () => {
     server.state.down = true;
     await savePaper(ctx, { arxivId: '2501.00001' });
     await disconnect(ctx);
-    const stored = await ctx.local.get('token', 'queue');
-    assert.equal(stored.token, null);
+    const stored = await ctx.local.get('queue');
+    assert.equal(await ctx.tokens.get(), null);
     assert.equal(stored.queue.length, 1);
   });
 
@@ -64,7 +64,7 @@ describe('connecting', () => {
     assert.equal((await setServer(ctx, { server: 'javascript:alert(1)' })).status, 'rejected');
     const result = await setServer(ctx, { server: 'https://papers.example.org/' });
     assert.deepEqual(result, { status: 'saved', server: 'https://papers.example.org' });
-    assert.equal((await ctx.local.get('token')).token, null);
+    assert.equal(await ctx.tokens.get(), null);
     assert.deepEqual(fake.scripts.get('paperscope-connect').matches, ['https://papers.example.org/extension/connect*']);
     await setServer(ctx, { server: 'http://localhost:8000' });
     assert.equal(fake.scripts.size, 0);

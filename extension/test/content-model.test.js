@@ -27,11 +27,21 @@ describe('content model', () => {
     assert.equal(view.followed, true);
   });
 
-  it('shows at most six chips and counts the rest', () => {
+  it('shows at most seven chips and counts the rest', () => {
     const tags = Array.from({ length: 9 }, (_, i) => tag(`t${i}`, `T${i}`));
     const view = model.forPaper({ tags }, { server: 'http://s' });
-    assert.equal(view.chips.length, 6);
-    assert.equal(view.more, 3);
+    assert.equal(view.chips.length, 7);
+    assert.equal(view.more, 2);
+  });
+
+  // Issue 13: the server marks the chips; areas and implied parents come after them, unshown.
+  it('renders only the shown tags, in the order the server gave', () => {
+    const flagged = (slug, shown, implied = false) => ({ ...tag(slug, slug.toUpperCase()), shown, implied });
+    const paper = { tags: [flagged('ppo', true), flagged('offline', true), flagged('pg', false, true), flagged('ml', false, true)] };
+    const view = model.forPaper(paper, { server: 'http://s', followed: new Set(['pg']) });
+    assert.deepEqual(view.chips.map((c) => c.slug), ['ppo', 'offline']);
+    assert.equal(view.more, 0);
+    assert.equal(view.followed, true); // followed through the implied parent
   });
 
   it('names the states without tags', () => {
@@ -49,7 +59,7 @@ describe('content model', () => {
   });
 
   it('takes `s` only outside fields and without modifiers', () => {
-    const key = (extra) => ({ key: 's', target: { tagName: 'BODY' }, ...extra });
+    const key = (extra) => ({ key: 's', target: { tagName: 'BODY' }, isTrusted: true, ...extra });
     assert.equal(model.isSaveKey(key()), true);
     assert.equal(model.isSaveKey(key({ target: { tagName: 'INPUT' } })), false);
     assert.equal(model.isSaveKey(key({ target: { tagName: 'TEXTAREA' } })), false);
@@ -58,5 +68,15 @@ describe('content model', () => {
     assert.equal(model.isSaveKey(key({ ctrlKey: true })), false);
     assert.equal(model.isSaveKey(key({ isComposing: true })), false);
     assert.equal(model.isSaveKey(key({ key: 'S' })), false);
+  });
+
+  // Security finding 1 (issue 17): a script on the arXiv page can dispatch a keydown or call
+  // button.click(); such events reach the content script too, with isTrusted false.
+  it('ignores keys and clicks that a page script made up', () => {
+    assert.equal(model.isSaveKey({ key: 's', target: { tagName: 'BODY' }, isTrusted: false }), false);
+    assert.equal(model.isSaveKey({ key: 's', target: { tagName: 'BODY' } }), false);
+    assert.equal(model.isUserAction({ isTrusted: false }), false);
+    assert.equal(model.isUserAction({}), false);
+    assert.equal(model.isUserAction({ isTrusted: true }), true);
   });
 });

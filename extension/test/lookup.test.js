@@ -5,14 +5,21 @@ import { CACHE_TTL_MS, lookupPapers, sweepCache } from '../background/lookup.js'
 import { savePaper } from '../background/saves.js';
 import { makeContext } from './helpers/context.js';
 
-// The cache is written just after the answer goes out.
-const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+// The cache is written just after the answer goes out: the service worker runs the deferred work
+// once it has sent the answer.
+const wait = () => new Promise((resolve) => setTimeout(resolve, 5));
+let current = null;
+const settle = async () => {
+  current.runDeferred();
+  await wait();
+};
 const lookups = (server) => server.state.requests.filter((r) => r.path === '/api/v1/papers/lookup').length;
 
 describe('lookup', () => {
   it('answers from the cache within its lifetime', async () => {
     let clock = 1_000_000;
     const { ctx, server } = await makeContext({ now: () => clock });
+    current = ctx;
     server.addPaper('2501.00001');
     const first = await lookupPapers(ctx, { ids: ['2501.00001', '2501.00002'] });
     assert.deepEqual(Object.keys(first.papers), ['2501.00001']);
@@ -26,8 +33,21 @@ describe('lookup', () => {
     assert.equal(lookups(server), 2);
   });
 
+  it('stores the answer only after it has been sent', async () => {
+    const { ctx, server } = await makeContext();
+    server.addPaper('2501.00001');
+    await lookupPapers(ctx, { ids: ['2501.00001'] });
+    await wait();
+    const cached = async () => Object.keys(await ctx.cache.get(null)).filter((key) => key.startsWith('lk:'));
+    assert.deepEqual(await cached(), []);
+    ctx.runDeferred();
+    await wait();
+    assert.deepEqual(await cached(), ['lk:2501.00001']);
+  });
+
   it('never caches pending papers', async () => {
     const { ctx, server } = await makeContext();
+    current = ctx;
     await lookupPapers(ctx, { ids: ['2501.00002'] });
     await settle();
     server.addPaper('2501.00002');
@@ -74,6 +94,7 @@ describe('lookup', () => {
   it('sweeps expired entries', async () => {
     let clock = 0;
     const { ctx, server } = await makeContext({ now: () => clock });
+    current = ctx;
     server.addPaper('2501.00001');
     await lookupPapers(ctx, { ids: ['2501.00001'] });
     await settle();

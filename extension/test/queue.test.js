@@ -83,7 +83,7 @@ describe('offline queue', () => {
     const { ctx, server } = await makeContext({ connected: false });
     await enqueue(ctx, op('a', 'add', '2501.00001', null));
     assert.equal(await flushQueue(ctx), 1);
-    await ctx.local.set({ token: 'good-token' });
+    await ctx.tokens.set('good-token', { persist: true });
     assert.equal(await flushQueue(ctx), 0);
     assert.equal(server.state.items.get(7).has('2501.00001'), true);
   });

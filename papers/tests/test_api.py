@@ -106,15 +106,21 @@ def test_detail_answers_old_style_ids_in_every_form(client):
     assert get_json(client, "/api/v1/papers/math.GT/0309136")["arxiv_id"] == "math/0309136"
 
 
-def test_detail_lists_active_tags_by_rank_with_evidence(client, tagged):
+def test_detail_lists_active_tags_in_display_order_with_flags_and_evidence(client, tagged):
     tags = get_json(client, "/api/v1/papers/2501.01234")["tags"]
 
-    assert [tag["slug"] for tag in tags] == ["rl", "policy-gradient", "offline-rl"]
-    assert [tag["rank"] for tag in tags] == [0, 1, 2]
-    assert tags[1]["name"] == "Policy Gradient"
-    assert tags[1]["score"] == pytest.approx(0.87)
-    assert tags[1]["area"] == "rl"
-    assert tags[1]["evidence"]["phrases"][0]["text"] == "policy gradient"
+    # Chips first, most defining first; the area (scored highest) last, never a chip.
+    assert [tag["slug"] for tag in tags] == ["policy-gradient", "offline-rl", "rl"]
+    assert [tag["rank"] for tag in tags] == [1, 2, 3]
+    assert [(tag["shown"], tag["implied"]) for tag in tags] == [
+        (True, False),
+        (True, False),
+        (False, True),
+    ]
+    assert tags[0]["name"] == "Policy Gradient"
+    assert tags[0]["score"] == pytest.approx(0.87)
+    assert tags[0]["area"] == "rl"
+    assert tags[0]["evidence"]["phrases"][0]["text"] == "policy gradient"
 
 
 def test_unknown_paper_is_a_json_404_naming_the_canonical_id(client, tagged):
@@ -246,7 +252,7 @@ def test_list_walk_reaches_undated_papers(client):
 # --- the batch lookup ----------------------------------------------------------------------
 
 
-def test_lookup_answers_known_papers_with_their_tags_ranked(client, tagged):
+def test_lookup_answers_known_papers_with_their_tags_in_display_order(client, tagged):
     response = lookup(client, ["arXiv:2501.01234v1"])
 
     assert response.status_code == 200
@@ -257,12 +263,14 @@ def test_lookup_answers_known_papers_with_their_tags_ranked(client, tagged):
     assert paper["arxiv_id"] == "2501.01234"
     assert paper["title"] == "Stable Policy Gradients"
     assert paper["primary_category"] == "cs.LG"
-    assert [(t["rank"], t["slug"], t["name"]) for t in paper["tags"]] == [
-        (0, "rl", "Reinforcement Learning"),
-        (1, "policy-gradient", "Policy Gradient"),
-        (2, "offline-rl", "Offline RL"),
+    assert [(t["rank"], t["slug"], t["name"], t["shown"], t["implied"]) for t in paper["tags"]] == [
+        (1, "policy-gradient", "Policy Gradient", True, False),
+        (2, "offline-rl", "Offline RL", True, False),
+        (3, "rl", "Reinforcement Learning", False, True),
     ]
-    assert [t["score"] for t in paper["tags"]] == pytest.approx([0.95, 0.87, 0.55])
+    assert [t["score"] for t in paper["tags"]] == pytest.approx([0.87, 0.55, 0.95])
+    assert [t["area"] for t in paper["tags"]] == ["rl", "rl", "rl"]
+    assert [t["source"] for t in paper["tags"]] == ["model"] * 3
     assert not PendingLookup.objects.exists()  # a known paper is never queued
 
 

@@ -65,5 +65,6 @@ def personal(extension):
     from tests.extension.data import user_with_token
 
     user, token, default_list = user_with_token()
-    extension.set_storage({"token": token, "authState": "ok"})
+    extension.set_token(token)
+    extension.set_storage({"authState": "ok"})
     return user, token, default_list

@@ -6,6 +6,7 @@ from __future__ import annotations
 from papers.models import Paper
 from papers.tests.factories import paper_create, papers_bulk_create
 from topics.models import PaperTopic, Topic
+from topics.services.chips import paper_chips_refresh
 from topics.tests.factories import area_create, topic_create
 
 
@@ -27,6 +28,7 @@ def _tag(rows: list[Paper], tags: list[tuple[Topic, float]]) -> None:
         for row in rows
         for rank, (t, score) in enumerate(tags, start=1)
     )
+    paper_chips_refresh(paper_ids=[row.pk for row in rows])  # display order, shown/implied
 
 
 def taxonomy() -> dict[str, Topic]:

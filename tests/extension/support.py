@@ -53,9 +53,18 @@ class ArxivSite:
             route.fulfill(status=404, content_type="text/plain", body="not in the fixtures")
 
 
-def launch(playwright, profile_dir: Path, site: ArxivSite):
+def launch(playwright, profile_dir: Path, site: ArxivSite, extension_dir: Path = EXTENSION_DIR):
+    """Chromium with the unpacked extension of extension_dir (another build: a benchmark's
+    side-by-side comparison)."""
+    args = EXTENSION_ARGS
+    if extension_dir != EXTENSION_DIR:
+        args = [
+            f"--disable-extensions-except={extension_dir}",
+            f"--load-extension={extension_dir}",
+            *CHROMIUM_ARGS,
+        ]
     context = playwright.chromium.launch_persistent_context(
-        str(profile_dir), executable_path=str(CHROMIUM), headless=True, args=EXTENSION_ARGS
+        str(profile_dir), executable_path=str(CHROMIUM), headless=True, args=args
     )
     context.route("https://arxiv.org/**", site.handle)
     context.route(OUTSIDE, lambda route: route.abort("internetdisconnected"))
@@ -80,6 +89,16 @@ class Extension:
 
     def set_storage(self, values: dict):
         self.worker.evaluate("(values) => chrome.storage.local.set(values)", values)
+
+    def token(self):
+        """The API token as the service worker keeps it (session storage, never local)."""
+        return self.worker.evaluate("() => chrome.storage.session.get('token')").get("token")
+
+    def set_token(self, token):
+        if token is None:
+            self.worker.evaluate("() => chrome.storage.session.remove('token')")
+        else:
+            self.worker.evaluate("(token) => chrome.storage.session.set({token})", token)
 
     def badge(self) -> str:
         return self.worker.evaluate("() => chrome.action.getBadgeText({})")

@@ -142,7 +142,8 @@ def test_a_save_with_a_revoked_token_waits_for_a_new_one(extension, arxiv, perso
 
 
 def connect_from_popup(extension):
-    extension.set_storage({"token": None, "authState": "none"})
+    extension.set_token(None)
+    extension.set_storage({"authState": "none"})
     popup = extension.context.new_page()
     popup.goto(extension.page_url("popup/popup.html"))
     expect(popup.locator("#status")).to_have_text(re.compile("^Not connected"))
@@ -156,7 +157,9 @@ def expect_connected(extension, token=None):
     popup.goto(extension.page_url("popup/popup.html"))
     expect(popup.locator("#status")).to_have_text("Connected as alice", timeout=20000)
     if token:
-        assert extension.storage("token")["token"] == token
+        assert extension.token() == token
+        # Never where content scripts can read it (docs/security.md, extension storage).
+        assert extension.storage("token") == {}
 
 
 def test_the_connect_page_contract_hands_the_token_over(extension, personal, live_server):

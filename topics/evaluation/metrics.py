@@ -32,6 +32,7 @@ class Pred:
     slug: str
     score: float
     low_confidence: bool = False
+    shown: bool | None = None  # a chip (None: a prediction from before chips existed)
 
 
 @dataclass
@@ -281,16 +282,33 @@ def reliability(
 
 
 def hierarchy_violations(tags: Sequence[Pred], parents: Parents) -> int:
-    """Tags whose parent is missing from the tags or scored lower than the tag."""
-    scores = {p.slug: p.score for p in tags}
-    bad = 0
-    for p in tags:
-        parent = parents.get(p.slug)
-        if parent is None:
-            continue
-        if parent not in scores or scores[parent] + 1e-9 < p.score:
-            bad += 1
-    return bad
+    """Tags whose parent is missing from the tags. (A parent may score below its child: an
+    implied ancestor carries its own score, issue 13.)"""
+    present = {p.slug for p in tags}
+    return sum(
+        1 for p in tags if parents.get(p.slug) is not None and parents[p.slug] not in present
+    )
+
+
+def shown_chips(tags: Sequence[Pred], areas: set[str]) -> list[str]:
+    """The chips a reader sees, in order: the tags marked shown; for predictions made before
+    chips existed (``shown`` None), what pages showed then: every non-area tag in rank order."""
+    if any(p.shown is not None for p in tags):
+        return [p.slug for p in tags if p.shown]
+    return [p.slug for p in tags if p.slug not in areas]
+
+
+def most_specific(slugs: set[str], parents: Parents) -> set[str]:
+    """The slugs that are not an ancestor of another slug of the set."""
+    above = {a for s in slugs for a in ancestors(s, parents)}
+    return {s for s in slugs if s not in above}
+
+
+def first_chip_right(gold: Sequence[set[str]], chips: Sequence[Sequence[str]]) -> float:
+    """Share of papers with a chip whose first chip is a gold topic (the one the paper would
+    be filed under)."""
+    rows = [c[0] in g for g, c in zip(gold, chips, strict=True) if c]
+    return sum(rows) / len(rows) if rows else 0.0
 
 
 # -- uncertainty ----------------------------------------------------------------------------------
@@ -364,12 +382,18 @@ def evaluate(
     non_area["micro_f1_ci95"] = list(micro_f1_ci(gold, pred, reps=bootstrap_reps, seed=seed))
     all_levels = block(gold_all, acc_all, pred_all)
 
-    scores, correct, scores_all, correct_all = [], [], [], []
+    # Calibration of what readers see (the chips; before chips: every non-area tag), of every
+    # non-area tag (implied ancestors carry their own, lower score) and of all levels.
+    scores, correct, scores_na, correct_na, scores_all, correct_all = [], [], [], [], [], []
     for p, g in zip(papers, gold_all, strict=True):
+        seen = set(shown_chips(p.tags, areas))
         for t in p.tags:
             scores_all.append(t.score)
             correct_all.append(t.slug in g)
             if t.slug not in areas:
+                scores_na.append(t.score)
+                correct_na.append(t.slug in g)
+            if t.slug in seen:
                 scores.append(t.score)
                 correct.append(t.slug in g)
     violations = sum(hierarchy_violations(p.tags, parents) for p in papers)
@@ -384,6 +408,7 @@ def evaluate(
     p3_bound = precision_at_k_bound(gold, 3)
     p3_full, n_full = precision_at_k_full(gold, ranking, 3)
     n_specific = [len(t) for t in pred]
+    chips = [shown_chips(p.tags, areas) for p in papers]
     return {
         "papers": n,
         "non_area": non_area,
@@ -396,6 +421,15 @@ def evaluate(
         "p_at_3_ge3_gold": p3_full,
         "papers_ge3_gold": n_full,
         "shown_p_at_3": shown_precision_at_k(gold, pred, 3),
+        "first_chip_right": first_chip_right(gold, chips),
+        # Right against the labelled topics only, not the ancestors expand() added: a broad
+        # parent first is "right" above but is not what the paper would be filed under.
+        "first_chip_most_specific": first_chip_right(
+            [most_specific(g, parents) for g in gold], chips
+        ),
+        "first_three_chips_right": shown_precision_at_k(gold, chips, 3),
+        "chips_per_paper": sum(len(c) for c in chips) / n if n else 0.0,
+        "papers_under_3_chips": sum(1 for c in chips if len(c) < 3) / n if n else 0.0,
         "r_at_5": recall_at_k(gold, ranking, 5),
         "lenient_p_at_3": precision_at_k(
             [g | a for g, a in zip(gold, acc, strict=True)], ranking, 3
@@ -404,6 +438,7 @@ def evaluate(
         "coverage": coverage([p.tags for p in papers], min_tags=min_tags),
         "no_tags": sum(1 for p in papers if not p.tags) / n if n else 0.0,
         "ece": expected_calibration_error(scores, correct),
+        "ece_non_area": expected_calibration_error(scores_na, correct_na),
         "ece_all_levels": expected_calibration_error(scores_all, correct_all),
         "reliability": reliability(scores, correct),
         "hierarchy_violations": violations,

@@ -20,7 +20,6 @@ folder, so replaying 20,000 judgements takes seconds, not a re-embedding of ever
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models import Max
@@ -29,9 +28,7 @@ from papers.models import Paper
 from topics.models import PaperTopic, Topic
 from topics.runtime import tagger_feedback_apply, tagger_peek
 from topics.selectors import feedback_verdicts, topic_descendant_ids
-
-if TYPE_CHECKING:
-    pass
+from topics.services.chips import paper_chips_refresh
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +59,11 @@ def paper_tags_settle(*, paper: Paper, topic: Topic, confirm: bool) -> None:
     user tags go, and so do the model's tags below it (a child implies its parent); curated tags
     are an editor's decision and stay. Confirmed: a user tag (kept by re-tagging) and its
     ancestors (as model tags, so that the hierarchy holds until the next re-tag)."""
+    _settle(paper=paper, topic=topic, confirm=confirm)
+    paper_chips_refresh(paper_ids=[paper.pk])
+
+
+def _settle(*, paper: Paper, topic: Topic, confirm: bool) -> None:
     tags = PaperTopic.objects.filter(paper=paper)
     if not confirm:
         tags.filter(topic=topic).exclude(source=PaperTopic.Source.CURATED).delete()
@@ -93,7 +95,9 @@ def paper_tags_settle(*, paper: Paper, topic: Topic, confirm: bool) -> None:
             PaperTopic.objects.create(
                 paper=paper,
                 topic=node,
-                score=tag.score,
+                # Not the child's score: the re-tag queued by feedback_applied gives the
+                # ancestor the model's own score for it; until then it claims nothing.
+                score=0.0,
                 rank=last,
                 source=PaperTopic.Source.MODEL,
                 evidence={"implied_by": topic.slug},

@@ -11,9 +11,10 @@ from django.utils import timezone
 
 from papers.models import Paper
 from papers.paging import newest_first
-from topics.models import PaperTopic, Topic
+from topics.models import PaperTopic
 from topics.runtime import paper_input_from, tagger_get
 from topics.selectors import feedback_verdicts
+from topics.services.chips import tags_arrange, tags_json, topic_tree
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +28,9 @@ def papers_tag(*, paper_ids: Iterable[int]) -> int:
     so running it twice leaves the same rows. Rejections are honoured: a topic people rejected
     on a paper (net over everyone's votes) is not tagged again, nor are the topics below it, and
     a user tag the vote went against is removed (curated tags stay). The ancestors of kept tags
-    are tagged too, and ranks run over all of a paper's tags. Papers deleted since they were
-    queued are skipped.
+    are tagged too (with the model's own score for them), and ranks run over all of a paper's
+    tags in display order (topics.tagger.chips), which is also what ``Paper.tags_json`` holds.
+    Papers deleted since they were queued are skipped.
     """
     return _tag_in_batches(sorted(set(paper_ids)))
 
@@ -52,14 +54,8 @@ def _tag_batch(paper_ids: list[int]) -> int:
         return 0
     tagger = tagger_get()
     results = tagger.tag_batch([paper_input_from(p) for p in papers])
-    topics = {
-        slug: (topic_id, parent_id, depth)
-        for slug, topic_id, parent_id, depth in Topic.objects.filter(active=True).values_list(
-            "slug", "id", "parent_id", "depth"
-        )
-    }
-    parent_of = {topic_id: parent_id for topic_id, parent_id, _ in topics.values()}
-    depth_of = {topic_id: depth for topic_id, _, depth in topics.values()}
+    tree = topic_tree()
+    topics = {node.slug: pk for pk, node in tree.items() if node.active}
     ids = [p.id for p in papers]
     rejected: dict[int, set[int]] = {}
     for (paper_id, topic_id), verdict in feedback_verdicts(paper_ids=ids).items():
@@ -69,18 +65,15 @@ def _tag_batch(paper_ids: list[int]) -> int:
     for row in PaperTopic.objects.filter(paper_id__in=ids).exclude(source=PaperTopic.Source.MODEL):
         kept.setdefault(row.paper_id, []).append(row)
 
-    def blocked(paper_id: int, topic_id: int | None) -> bool:
+    def blocked(paper_id: int, topic_id: int) -> bool:
         """Rejected on this paper, or below a rejected topic."""
-        no = rejected.get(paper_id)
-        seen = 0
-        while no and topic_id is not None and seen < 64:
-            if topic_id in no:
-                return True
-            topic_id, seen = parent_of.get(topic_id), seen + 1
-        return False
+        no = rejected.get(paper_id, ())
+        node = tree.get(topic_id)
+        return topic_id in no or any(a in no for a in (node.ancestors if node else ()))
 
-    rows, dropped, reranked = [], [], []
-    for paper, tags in zip(papers, results, strict=True):
+    rows, dropped, reranked, chips = [], [], [], []
+    implied_of_kept: list[tuple[int, PaperTopic]] = []  # (paper index, row): scored below
+    for index, (paper, tags) in enumerate(zip(papers, results, strict=True)):
         mine = []
         for row in kept.get(paper.id, ()):
             if row.source == PaperTopic.Source.USER and row.topic_id in rejected.get(paper.id, ()):
@@ -90,10 +83,10 @@ def _tag_batch(paper_ids: list[int]) -> int:
         have = {row.topic_id for row in mine}
         new = []
         for tag in tags:
-            known = topics.get(tag.slug)
-            if known is None:
+            found = topics.get(tag.slug)
+            if found is None:
                 continue  # retired between building the tagger and now
-            topic_id = known[0]
+            topic_id = found
             if topic_id in have or blocked(paper.id, topic_id):
                 continue
             have.add(topic_id)
@@ -109,42 +102,58 @@ def _tag_batch(paper_ids: list[int]) -> int:
                 )
             )
         for row in mine:  # a kept tag implies its ancestors
-            node = parent_of.get(row.topic_id)
-            while node is not None and node not in have and not blocked(paper.id, node):
-                have.add(node)
-                new.append(
-                    PaperTopic(
-                        paper_id=paper.id,
-                        topic_id=node,
-                        score=row.score,
-                        rank=0,
-                        source=PaperTopic.Source.MODEL,
-                        evidence={"implied_by_source": row.source},
-                        model_version=tagger.model_version,
-                    )
+            node = tree.get(row.topic_id)
+            for ancestor in node.ancestors if node else ():
+                if ancestor in have or blocked(paper.id, ancestor):
+                    continue
+                have.add(ancestor)
+                implied = PaperTopic(
+                    paper_id=paper.id,
+                    topic_id=ancestor,
+                    score=0.0,
+                    rank=0,
+                    source=PaperTopic.Source.MODEL,
+                    evidence={"implied_by_source": row.source},
+                    model_version=tagger.model_version,
                 )
-                node = parent_of.get(node)
-        if mine:  # one ranking over kept and model tags: by score, a child before its parent
-            everything = sorted(
-                [*mine, *new],
-                key=lambda r: (-r.score, -depth_of.get(r.topic_id, 0), r.rank, r.topic_id),
-            )
-        else:  # the tagger's order, without gaps left by rejected topics
-            everything = new
-        for rank, row in enumerate(everything, start=1):
-            if row.pk is not None and row.rank != rank:
-                reranked.append(row)
-            row.rank = rank
+                new.append(implied)
+                implied_of_kept.append((index, implied))
         rows.extend(new)
+        chips.append((paper.id, mine, new))
+    _score_implied(tagger, papers, implied_of_kept, tree)
+    json_of = {}
+    for paper_id, mine, new in chips:
+        before = {row.pk: (row.rank, row.shown, row.implied) for row in mine}
+        ordered = tags_arrange([*mine, *new], tree)
+        reranked += [r for r in mine if before[r.pk] != (r.rank, r.shown, r.implied)]
+        json_of[paper_id] = tags_json(ordered, tree)
+    now = timezone.now()
     with transaction.atomic():
         PaperTopic.objects.filter(paper_id__in=ids, source=PaperTopic.Source.MODEL).delete()
         if dropped:
             PaperTopic.objects.filter(id__in=dropped).delete()
         PaperTopic.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
         if reranked:
-            PaperTopic.objects.bulk_update(reranked, ["rank"], batch_size=1000)
-        Paper.objects.filter(id__in=ids).update(tagged_at=timezone.now())
+            PaperTopic.objects.bulk_update(reranked, ["rank", "shown", "implied"], batch_size=1000)
+        Paper.objects.bulk_update(
+            [Paper(pk=pk, tags_json=text, tagged_at=now) for pk, text in json_of.items()],
+            ["tags_json", "tagged_at"],
+            batch_size=500,
+        )
     return len(papers)
+
+
+def _score_implied(tagger, papers, implied: list[tuple[int, PaperTopic]], tree) -> None:
+    """Give the ancestors implied by people's and editors' tags the model's own score for them
+    (the tagger did not select them; copying the child's score would claim a confidence the
+    model never gave)."""
+    if not implied:
+        return
+    wanted = sorted({i for i, _ in implied})
+    own = tagger.own_scores([paper_input_from(papers[i]) for i in wanted])
+    row_of = {i: n for n, i in enumerate(wanted)}
+    for i, row in implied:
+        row.score = round(float(own[row_of[i]].get(tree[row.topic_id].slug, 0.0)), 4)
 
 
 # A paper stored this long ago and still untagged has lost its tagging task (a worker killed in

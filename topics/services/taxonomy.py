@@ -7,7 +7,8 @@ from pathlib import Path
 
 from django.db import transaction
 
-from topics.models import Topic
+from topics.models import PaperTopic, Topic
+from topics.services.chips import paper_chips_refresh
 from topics.services.proposals import PROPOSAL_TAXONOMY_VERSION
 from topics.tagger.taxonomy import Taxonomy, load_taxonomy_files
 
@@ -40,6 +41,7 @@ def taxonomy_load(*, taxonomy: Taxonomy | None = None) -> TaxonomyLoadResult:
     taxonomy = taxonomy or load_taxonomy_files(TAXONOMY_DIR)
     result = TaxonomyLoadResult(version=taxonomy.version)
     by_slug = {topic.slug: topic for topic in Topic.objects.all()}
+    shown_changed: set[int] = set()  # topics whose chips read differently now
     for position, spec in enumerate(taxonomy.topics):
         values = {
             "name": spec.name,
@@ -69,6 +71,8 @@ def taxonomy_load(*, taxonomy: Taxonomy | None = None) -> TaxonomyLoadResult:
         else:
             changed = [name for name, value in values.items() if getattr(topic, name) != value]
             if changed:
+                if {"name", "parent_id", "area_id", "active"} & set(changed):
+                    shown_changed.add(topic.id)
                 for name in changed:
                     setattr(topic, name, values[name])
                 topic.save(update_fields=[n.removesuffix("_id") for n in changed] + ["modified_at"])
@@ -78,10 +82,14 @@ def taxonomy_load(*, taxonomy: Taxonomy | None = None) -> TaxonomyLoadResult:
     wanted = {spec.slug for spec in taxonomy.topics}
     # Topics accepted from emerging-topic proposals live in the database until an editor copies
     # them into the files; a reload must not retire them.
-    result.retired = (
+    retiring = (
         Topic.objects.filter(active=True)
         .exclude(taxonomy_version=PROPOSAL_TAXONOMY_VERSION)
         .exclude(slug__in=wanted)
-        .update(active=False)
     )
+    shown_changed.update(retiring.values_list("id", flat=True))
+    result.retired = retiring.update(active=False)
+    if shown_changed:  # the stored chips name, order and flag these topics: rebuild them
+        tagged = PaperTopic.objects.filter(topic_id__in=shown_changed)
+        paper_chips_refresh(paper_ids=tagged.values_list("paper_id", flat=True).distinct())
     return result

@@ -10,22 +10,18 @@ files or from DB rows) and an embedder (default: the shipped static model)::
 
 from __future__ import annotations
 
-import base64
-import gzip
-import json
 import logging
-import math
 import threading
 import zlib
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .chips import ChipTag, chips_arrange
 from .embedding import default_embedder
+from .evidence import make_tag
 from .features import (
     FEATURES,
     EncodedBatch,
@@ -33,6 +29,16 @@ from .features import (
     TopicIndex,
     compute_features,
     normalize_rows,
+)
+from .inputs import (  # noqa: F401 (re-exported: the engine's public names)
+    NEIGHBOURS_PATH,
+    PaperInput,
+    Priors,
+    Tag,
+    UnknownTopicError,
+    decode_vector,
+    encode_vector,
+    load_labelled_papers,
 )
 from .keywords import KeywordMatcher
 from .scoring import ScorerParams, sigmoid
@@ -43,149 +49,9 @@ from .text import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, clean
 log = logging.getLogger(__name__)
 
 BATCH_SIZE = 256
-NEIGHBOURS_PATH = Path(__file__).resolve().parent / "model" / "labelled_papers.jsonl.gz"
 SHIPPED_MIN_KNOWN = 0.9  # share of the shipped labels' topics the taxonomy must know to use them
 PROBE_TITLE = "Graph neural networks for molecular property prediction"
 PROBE_ABSTRACT = "We train a message passing network on molecules and reinforcement learning."
-
-
-def encode_vector(vec: np.ndarray) -> str:
-    """A paper vector as base64 float16 (for the labelled-papers file)."""
-    return base64.b64encode(np.asarray(vec, dtype="<f2").tobytes()).decode("ascii")
-
-
-def decode_vector(text: str) -> np.ndarray:
-    return np.frombuffer(base64.b64decode(text), dtype="<f2")
-
-
-def load_labelled_papers(path: str | Path | None = None) -> list[tuple[dict, list[str]]]:
-    """The labelled papers shipped for kNN (``model/labelled_papers.jsonl.gz``, written by
-    ``manage.py fit_tagger`` from the training set): ``[(paper dict, topic slugs), ...]``;
-    [] when the file is absent. A paper dict may carry its cached vector (``vec``, float16 in
-    base64, valid for the embedding pipeline named by ``embedding``)."""
-    path = Path(path) if path is not None else NEIGHBOURS_PATH
-    if not path.is_file():
-        return []
-    out = []
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                row = json.loads(line)
-                out.append((row, list(row.get("topics") or ())))
-    return out
-
-
-def _str_tuple(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = value.replace(",", " ").split()
-    try:
-        return tuple(str(v).strip() for v in value if v is not None and str(v).strip())
-    except TypeError:
-        return ()
-
-
-@dataclass(frozen=True)
-class PaperInput:
-    id: str
-    title: str
-    abstract: str = ""
-    categories: tuple[str, ...] = ()  # primary first
-    authors: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "id", "" if self.id is None else str(self.id))
-        for name in ("title", "abstract"):
-            value = getattr(self, name)
-            object.__setattr__(self, name, value if isinstance(value, str) else str(value or ""))
-        object.__setattr__(self, "categories", _str_tuple(self.categories))
-        authors = self.authors
-        if isinstance(authors, str):
-            authors = authors.split(",")
-        object.__setattr__(self, "authors", _str_tuple(authors) if authors else ())
-
-    @classmethod
-    def coerce(cls, value: Any) -> PaperInput:
-        """A PaperInput from itself, a mapping with the same keys, or anything with attributes."""
-        if isinstance(value, cls):
-            return value
-        if isinstance(value, Mapping):
-            get = value.get
-        else:
-
-            def get(key, default=None):
-                return getattr(value, key, default)
-
-        authors = get("authors", ()) or ()
-        if authors and not isinstance(authors, str):
-            authors = [a.get("name", "") if isinstance(a, Mapping) else a for a in authors]
-        return cls(
-            id=get("arxiv_id", "") or get("id", "") or "",
-            title=get("title", "") or "",
-            abstract=get("abstract", "") or "",
-            categories=get("categories", ()) or (),
-            authors=authors,
-        )
-
-
-@dataclass(frozen=True)
-class Tag:
-    slug: str
-    name: str
-    score: float  # calibrated, 0..1, hierarchy-consistent (a parent never below its child)
-    rank: int  # 1 = best
-    evidence: dict = field(default_factory=dict, compare=False)
-
-    def as_dict(self) -> dict:
-        return {
-            "slug": self.slug,
-            "name": self.name,
-            "score": self.score,
-            "rank": self.rank,
-            "evidence": self.evidence,
-        }
-
-
-@dataclass
-class Priors:
-    """P(topic | primary arXiv category) from tagged papers, as a smoothed log-lift per topic."""
-
-    lift: dict[str, dict[str, float]]
-
-    @classmethod
-    def estimate(
-        cls, tagged: Iterable[tuple[Sequence[str], Iterable[str]]], *, smoothing: float = 20.0
-    ) -> Priors:
-        """From ``(categories, slugs)`` of tagged papers (confirmed tags are best)."""
-        n = 0
-        base: Counter[str] = Counter()
-        by_cat: dict[str, Counter[str]] = {}
-        cat_n: Counter[str] = Counter()
-        for cats, slugs in tagged:
-            slugs = set(slugs)
-            n += 1
-            base.update(slugs)
-            if cats:
-                cat = cats[0]
-                cat_n[cat] += 1
-                by_cat.setdefault(cat, Counter()).update(slugs)
-        lift: dict[str, dict[str, float]] = {}
-        for cat, counts in by_cat.items():
-            row = {}
-            for slug, b in base.items():
-                p_base = b / n
-                p_cat = (counts.get(slug, 0) + smoothing * p_base) / (cat_n[cat] + smoothing)
-                row[slug] = float(np.clip(math.log(p_cat / p_base), -3.0, 3.0))
-            lift[cat] = row
-        return cls(lift)
-
-
-class UnknownTopicError(KeyError):
-    """Feedback named a slug the tagger does not know."""
-
-    def __str__(self) -> str:
-        return f"unknown topic slug {self.args[0]!r}"
 
 
 class Tagger:
@@ -281,7 +147,7 @@ class Tagger:
                 self.index.neighbours = None
             return 0
         if all(isinstance(v, str) for v in cached):  # vectors cached by fit_tagger
-            vecs = np.stack([decode_vector(v) for v in cached]).astype(np.float32)
+            vecs = np.stack([decode_vector(str(v)) for v in cached]).astype(np.float32)
             vecs = normalize_rows(vecs)
         else:
             vecs = self._vectors([p for p, _ in items])[0]
@@ -414,6 +280,20 @@ class Tagger:
         order = sorted(live.tolist(), key=lambda j: (-scores[j], -self.hierarchy.depth[j], j))
         return [(self.index.slugs[j], float(scores[j])) for j in order[:k]]
 
+    def own_scores(self, papers: Sequence[Any]) -> list[dict[str, float]]:
+        """Each paper's own calibrated score per candidate topic (slug -> score; a topic that is
+        not a candidate scores 0 and is left out), before the hierarchy lifts any parent."""
+        out: list[dict[str, float]] = []
+        for start in range(0, len(papers), BATCH_SIZE):
+            chunk = [PaperInput.coerce(p) for p in papers[start : start + BATCH_SIZE]]
+            with self._lock:
+                batch = self._encode(chunk)
+                own = self._score(compute_features(batch, self.index, self.params.candidates))
+            for i in range(len(chunk)):
+                hits = np.flatnonzero(own[i] > 0) if batch.usable[i] else ()
+                out.append({self.topics[j].slug: float(own[i, j]) for j in hits})
+        return out
+
     def coherent_scores(self, papers: Sequence[Any], *, raw: bool = False) -> np.ndarray:
         """(N, T) calibrated, hierarchy-consistent scores (0 for non-candidates) in the order of
         ``self.topics``, before the decision rule: ``selection.select(row, self.hierarchy,
@@ -525,45 +405,28 @@ class Tagger:
             own = self._score(feats)
             coherent = self.hierarchy.coherent(own)
             settings = self._active().selection
-            results = []
+            results: list[list[Tag]] = []
             for i in range(len(inputs)):
                 if not batch.usable[i]:
                     results.append([])
                     continue
-                chosen = select(coherent[i], self.hierarchy, settings)
+                chosen = {s.topic: s for s in select(coherent[i], self.hierarchy, settings)}
+                placed = chips_arrange(
+                    [
+                        ChipTag(
+                            key=j,
+                            ancestors=self.hierarchy.ancestors(j),
+                            is_area=self.hierarchy.parent[j] < 0,
+                            score=float(own[i, j]),
+                            depth=int(self.hierarchy.depth[j]),
+                        )
+                        for j in chosen
+                    ]
+                )
                 results.append(
                     [
-                        self._make_tag(rank, s, i, batch, feats, own, coherent)
-                        for rank, s in enumerate(chosen, start=1)
+                        make_tag(self, rank, chosen[p.key], p, i, batch, feats, own, coherent)  # type: ignore[index]
+                        for rank, p in enumerate(placed, start=1)
                     ]
                 )
         return results
-
-    def _make_tag(self, rank, sel, i, batch, feats, own, coherent) -> Tag:
-        j = sel.topic
-        topic = self.topics[j]
-        evidence: dict[str, Any] = {
-            "similarity": round(float(feats.cos_desc[i, j]), 3),
-            "similarity_keywords": round(float(feats.cos_kw[i, j]), 3),
-            "similarity_z": round(float(feats.values["sim_desc"][i, j]), 2),
-        }
-        hits = batch.hits[i].get(j)
-        if hits:
-            evidence["phrases"] = [h.as_evidence() for h in hits[:8]]
-        cats = [c for c in batch.categories[i] if c in self.index.topic_cats[j]]
-        if cats:
-            evidence["categories"] = cats
-        examples = self.index.memory.nearest(batch.vec[i], j)
-        if examples:
-            evidence["examples"] = examples
-        own_score = float(own[i, j])
-        if own_score + 1e-6 < sel.score:
-            child = max(
-                (c for c in self.hierarchy.children[j]),
-                key=lambda c: (coherent[i, c], -c),
-            )
-            evidence["implied_by"] = self.topics[child].slug
-            evidence["own_score"] = round(own_score, 4)
-        if sel.low_confidence:
-            evidence["low_confidence"] = True
-        return Tag(topic.slug, topic.name, round(sel.score, 4), rank, evidence)

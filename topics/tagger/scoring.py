@@ -183,7 +183,10 @@ def fit_scorer(
     example papers or feedback exist yet) is not fitted to 0: it keeps ``base``'s effect on the
     final logit (``w = w_base * a_base / a``), so feedback and priors keep working after a refit.
     """
-    rows, labels, groups, weights = [], [], [], []
+    rows: list[list[float]] = []
+    labels: list[float] = []
+    groups: list = []
+    weights: list[float] = []
     for item in pairs:
         feats, label = item[0], item[1]
         group = item[2] if len(item) > 2 else len(rows)

@@ -1,11 +1,12 @@
 """Hierarchy coherence and the decision rule (threshold, fill-up floor, 3..7 most specific).
 
 Coherence: ``score(parent) = max(score(parent), max score(children))`` bottom-up, so a tagged
-topic always implies its ancestors and a parent never scores below its child (0 violations by
-construction). Selection (study 3.5): every topic at or above ``threshold``; if fewer than
-``min_tags`` tags (ancestors included) pass, fill up from the best remaining topics whose score is
-at least ``floor`` (marked low confidence); keep at most ``max_specific`` most specific tags (the
-leaves of the selected tree) and at most ``max_tags`` tags in all.
+topic always implies its ancestors (0 violations by construction). Coherent scores decide what is
+selected; each tag then carries its own score (engine.py). Selection (study 3.5): every topic at
+or above ``threshold``; if fewer than ``min_tags`` chips (most specific non-area tags) pass, fill
+up from the best remaining topics whose score is at least ``floor`` (marked low confidence); keep
+at most ``max_specific`` most specific tags (the leaves of the selected tree) and at most
+``max_tags`` tags in all.
 """
 
 from __future__ import annotations
@@ -88,8 +89,19 @@ def select(
     for j in order:
         if coherent[j] >= threshold:
             chosen[j] = False
-    for j in order:  # fill up to min_tags (ancestors count) from the floor band
-        if len(chosen) >= min_tags:
+
+    def chips(sel: dict[int, bool]) -> int:
+        """Most specific non-area tags: the chips a reader will see (tagger/chips.py)."""
+        return sum(
+            1
+            for j in sel
+            if hierarchy.parent[j] >= 0 and not any(c in sel for c in hierarchy.children[j])
+        )
+
+    # Fill up to min_tags chips from the floor band: ancestors and areas are not chips, so they
+    # do not count (counting them left three papers in four with one or two chips).
+    for j in order:
+        if chips(chosen) >= min_tags:
             break
         if j in chosen:
             continue

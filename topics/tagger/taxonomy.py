@@ -139,7 +139,7 @@ def _entry(raw: Any, file: str, index: str, *, is_area: bool) -> dict[str, Any]:
     }
     for name in LIST_FIELDS:
         entry[name] = _clean_list(raw.get(name), file, slug, name)
-    for cat in entry["categories"]:
+    for cat in entry["categories"] or ():
         if not CATEGORY_RE.match(cat):
             raise _err(file, slug, f"'{cat}' is not an arXiv category such as cs.LG")
     return entry

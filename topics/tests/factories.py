@@ -69,7 +69,11 @@ def tag_create(
     evidence: dict | None = None,
     source: str = PaperTopic.Source.MODEL,
 ) -> PaperTopic:
-    return PaperTopic.objects.create(
+    """A stored tag, then the paper's tags re-arranged by the display rule (rank, shown,
+    implied and Paper.tags_json), as every service that writes tags does."""
+    from topics.services.chips import paper_chips_refresh
+
+    tag = PaperTopic.objects.create(
         paper=paper,
         topic=topic,
         score=score,
@@ -84,6 +88,9 @@ def tag_create(
         },
         model_version="test",
     )
+    paper_chips_refresh(paper_ids=[paper.pk])
+    tag.refresh_from_db()
+    return tag
 
 
 def momentum_create(

@@ -24,6 +24,8 @@ METRICS = [
     "candidate recall@50",
     "coverage",
     "ECE",
+    "first shown chip right",
+    "first three shown chips right",
     "hierarchy violations",
     "throughput",
 ]
@@ -182,7 +184,7 @@ def test_fitting_hooks_agree_with_tagging(tagger):
     assert not scores[~live].any()
     for i, paper_tags in enumerate(tags):
         decided = decide(tagger, scores[i], tagger.params.selection)
-        assert [s for s, _, _ in decided] == [t.slug for t in paper_tags]
+        assert sorted(s for s, _, _ in decided) == sorted(t.slug for t in paper_tags)
     cands = tagger.candidate_slugs(papers)
     assert cands[-1] == []
     for i, slugs in enumerate(cands[:-1]):
@@ -196,7 +198,10 @@ def test_fitting_hooks_agree_with_tagging(tagger):
             original, selection={**original.selection, "threshold": 0.99, "floor": 0.99}
         )
         tagger.set_params(strict)
-        assert all(t.score >= 0.99 for ts in tagger.tag_batch(papers) for t in ts)
+        # Only chips (and what they imply) scoring >= 0.99 are selected; an implied
+        # ancestor carries its own score, so it may be lower.
+        tagged = tagger.tag_batch(papers)
+        assert all(t.score >= 0.99 for ts in tagged for t in ts if not t.implied)
         with pytest.raises(ValueError, match="embedding/rocchio"):
             tagger.set_params(replace(original, embedding={"title_weight": 0.9}))
     finally:

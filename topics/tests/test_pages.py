@@ -95,12 +95,14 @@ class TestTopicPage:
         assert f'href="/papers/{newest.arxiv_id}/"' in html
         assert '<time datetime="2025-03-03">3 Mar 2025</time>' in html
         assert '<span class="category" title="Primary arXiv category">cs.LG</span>' in html
-        # The compact row: three authors, then "+2"; four tags, then "+3" for the rest.
+        # The compact row: three authors, then "+2"; four of the six chips, then "+2" for the
+        # rest. The area (tagged, scored highest) is no chip: it is the page's area line.
         row = html.split('<details class="row-more">')[0]
         assert "Ada Lovelace, Alan Turing, Grace Hopper" in row
         assert "Edsger Dijkstra" not in row
         assert ">+2</span>" in row
-        assert ">+3</a>" in row
+        assert ">+2</a>" in row
+        assert 'href="/topics/rl/"' not in html
         assert 'class="tag tag-current" href="/topics/policy-gradient/"' in row
         assert 'href="/topics/offline-rl/"' in html
         # The detail (the reading view's pane; folded under the row without scripts): every

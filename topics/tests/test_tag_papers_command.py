@@ -38,9 +38,17 @@ def test_offline_tagging_writes_ranked_tags_with_evidence_per_input_line(topics,
     assert [line["id"] for line in lines] == ["a", "b", "c"]
     first = lines[0]["tags"]
     assert "proximal-policy-optimization" in [t["slug"] for t in first]
-    assert all({"slug", "name", "score", "evidence"} <= set(t) for t in first)
+    assert all({"slug", "name", "score", "shown", "implied", "evidence"} <= set(t) for t in first)
     scores = [t["score"] for t in first]
     assert all(0 <= s <= 1 for s in scores)
+    # Display order: the chips first; no area (here "rl") is ever one; the parents they imply
+    # are there, marked implied and not shown.
+    shown = [t["shown"] for t in first]
+    assert shown == sorted(shown, reverse=True)
+    assert shown[0]
+    by_slug = {t["slug"]: t for t in first}
+    assert by_slug["proximal-policy-optimization"]["shown"]
+    assert (by_slug["rl"]["shown"], by_slug["rl"]["implied"]) == (False, True)
     assert lines[1]["tags"]  # a title alone is enough
     assert lines[2]["tags"] == []  # an empty title: an empty list, not an error
     assert not Paper.objects.exists()  # offline: nothing stored

@@ -162,15 +162,22 @@ def assert_well_formed(tags: list[Tag]):
     assert [t.rank for t in tags] == list(range(1, len(tags) + 1))
     scores = [t.score for t in tags]
     assert all(0.0 <= s <= 1.0 for s in scores)
-    assert scores == sorted(scores, reverse=True)
+    chips = [t for t in tags if t.shown]
+    assert tags[: len(chips)] == chips  # display order: the chips first, best first
+    assert [t.score for t in chips] == sorted((t.score for t in chips), reverse=True)
+    assert len(chips) <= 7
     by_slug = {t.slug: t for t in tags}
     assert len(by_slug) == len(tags)
     for t in tags:
         assert t.slug in SLUGS
+        if PARENT[t.slug] is None:
+            assert not t.shown, f"area {t.slug} shown as a chip"
         parent = PARENT[t.slug]
-        if parent is not None:  # hierarchy: ancestors included and never below the child
+        if parent is not None:  # hierarchy: ancestors included, implied, never chips
             assert parent in by_slug, f"{t.slug} without its parent {parent}"
-            assert by_slug[parent].score >= t.score
+            assert by_slug[parent].implied
+            assert not by_slug[parent].shown
+        assert t.implied == any(PARENT[o.slug] == t.slug for o in tags)
         assert isinstance(t.evidence, dict)
         assert "similarity" in t.evidence
 
@@ -363,3 +370,24 @@ def test_shipped_labelled_papers_load_and_match_the_taxonomy():
     gold = {p["id"] for p in load_set("gold").papers}
     assert not gold & {paper["id"] for paper, _ in rows}  # nothing from the gold set
     assert load_labelled_papers("/nonexistent/file.jsonl.gz") == []
+
+
+def test_an_implied_ancestor_keeps_its_own_score_and_is_no_chip(tagger):
+    """Issue 13: the parent a chip implies is scored by the model for itself, not lifted to its
+    child's score, and it is not shown; the area never is."""
+    tags = tagger.tag(RL_PAPER)
+    own = tagger.own_scores([RL_PAPER])[0]
+
+    for tag in tags:
+        assert tag.score == pytest.approx(own.get(tag.slug, 0.0), abs=1e-4), tag.slug
+    implied = [t for t in tags if t.implied]
+    chips = [t for t in tags if t.shown]
+    assert implied
+    assert chips
+    assert not any(t.shown for t in implied)
+    assert chips[0].slug in {"policy-gradient", "ppo"}  # the most specific RL topics
+    assert by_slug_score(tags, "rl") < chips[0].score  # the area's own, lower score
+
+
+def by_slug_score(tags, slug: str) -> float:
+    return next(t.score for t in tags if t.slug == slug)

@@ -41,6 +41,17 @@ function storageArea(name, onChanged) {
   };
 }
 
+// The extension origin's IndexedDB as shared/token-store.js uses it.
+export function createFakeDurable() {
+  const data = new Map();
+  return {
+    data,
+    get: async (key) => data.get(key),
+    put: async (key, value) => void data.set(key, value),
+    delete: async (key) => void data.delete(key),
+  };
+}
+
 export function createLocks() {
   const tails = new Map();
   return {

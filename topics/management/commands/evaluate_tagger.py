@@ -77,7 +77,12 @@ def run_evaluation(tagger, evalset, *, bootstrap_reps: int = 1000) -> dict:
                 gold=g,
                 acceptable=a,
                 tags=[
-                    Pred(t.slug, float(t.score), bool(t.evidence.get("low_confidence")))
+                    Pred(
+                        t.slug,
+                        float(t.score),
+                        bool(t.evidence.get("low_confidence")),
+                        getattr(t, "shown", None),  # None: a tagger from before chips
+                    )
                     for t in tags
                 ],
                 ranking=shown + [s for s in cands if s not in seen],
@@ -106,7 +111,7 @@ def run_evaluation(tagger, evalset, *, bootstrap_reps: int = 1000) -> dict:
             "id": p.id,
             "gold": sorted(p.gold),
             "acceptable": sorted(p.acceptable),
-            "tags": [[t.slug, round(t.score, 4), t.low_confidence] for t in p.tags],
+            "tags": [[t.slug, round(t.score, 4), t.low_confidence, t.shown] for t in p.tags],
         }
         for p in papers
     ]
@@ -212,14 +217,23 @@ class Command(BaseCommand):
             "p_at_3_ge3_gold",
             f"{m['papers_ge3_gold']} papers; best possible 1",
         )
-        row("precision of the first 3 shown tags", m["shown_p_at_3"])
+        row("precision of the first 3 non-area tags", m["shown_p_at_3"])
+        row("first shown chip right", m["first_chip_right"])
+        row("first chip a labelled topic", m["first_chip_most_specific"])
+        row("first three shown chips right", m["first_three_chips_right"])
+        row(
+            "chips per paper",
+            m["chips_per_paper"],
+            extra=f"{m['papers_under_3_chips']:.1%} of papers with fewer than 3",
+        )
         row("R@5", m["r_at_5"])
         row("lenient precision (acceptable ok)", na["lenient_precision"])
         row("lenient P@3", m["lenient_p_at_3"])
         row("candidate recall@50", cr["micro"], "candidate_recall_at_50", f"{cr['missed']} missed")
         row("coverage (>= 3 confident, all levels)", m["coverage"], "coverage")
         row("papers with no tag", m["no_tags"])
-        row("ECE (tag scores vs strict)", m["ece"], "ece")
+        row("ECE (shown chips vs strict)", m["ece"], "ece")
+        row("ECE, every non-area tag", m["ece_non_area"], extra="implied ones: own scores")
         row("hierarchy violations (all levels)", m["hierarchy_violations"], "hierarchy_violations")
         row("throughput, papers/s (this set)", m["throughput"], "throughput")
         out("  all levels (areas included):")
@@ -233,7 +247,7 @@ class Command(BaseCommand):
             f"(non-area {m['non_area_tags_per_paper']:.2f}); "
             f"gold non-area topics per paper {m['gold_per_paper']:.2f}"
         )
-        out("  reliability (non-area tags): " + "; ".join(
+        out("  reliability (shown chips): " + "; ".join(
             f"[{b['low']:.1f},{b['high']:.1f}) n={b['n']} score {b['mean_score']:.2f} "
             f"correct {b['accuracy']:.2f}"
             for b in m["reliability"]

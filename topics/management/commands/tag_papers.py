@@ -56,9 +56,9 @@ class Command(BaseCommand):
             for paper, tags in zip(papers, results, strict=True):
                 line = {
                     "id": paper.id,
-                    "tags": [
+                    "tags": [  # display order: the chips (shown) first, as pages show them
                         {"slug": t.slug, "name": t.name, "score": round(t.score, 4),
-                         "evidence": t.evidence}
+                         "shown": t.shown, "implied": t.implied, "evidence": t.evidence}
                         for t in tags
                     ],
                 }  # fmt: skip

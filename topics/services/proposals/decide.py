@@ -11,7 +11,10 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
 
+from papers.models import Paper
 from topics.models import PaperTopic, Topic, TopicProposal
+from topics.runtime import paper_input_from, tagger_get
+from topics.services.chips import paper_chips_refresh
 from topics.services.proposals.find import (
     DUPLICATE_OVERLAP,
     PROPOSAL_TAXONOMY_VERSION,
@@ -151,6 +154,9 @@ def topic_proposal_accept(
             present.setdefault(paper_id, set()).add(topic_id)
             last_rank[paper_id] = max(last_rank.get(paper_id, 0), rank)
     evidence = {"proposal": proposal.id, "phrases": [{"text": p} for p in proposal.phrases[:5]]}
+    # The ancestors the new topic implies get the model's own score for them (not the
+    # curated 1.0 of the new topic: nobody vouched for the parent).
+    own = _own_scores(member_ids)
     rows = []
     for paper_id in member_ids:
         rank = last_rank.get(paper_id, 0) + 1
@@ -172,7 +178,7 @@ def topic_proposal_accept(
                     PaperTopic(
                         paper_id=paper_id,
                         topic=ancestor,
-                        score=1.0,
+                        score=round(own.get(paper_id, {}).get(ancestor.slug, 0.0), 4),
                         rank=rank,
                         source=PaperTopic.Source.MODEL,
                         evidence={"implied_by": topic.slug},
@@ -180,6 +186,7 @@ def topic_proposal_accept(
                     )
                 )
     PaperTopic.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
+    paper_chips_refresh(paper_ids=member_ids)
     proposal.status = TopicProposal.Status.ACCEPTED
     proposal.accepted_topic = topic
     proposal.name = name
@@ -188,6 +195,12 @@ def topic_proposal_accept(
     proposal.save(update_fields=["status", "accepted_topic", "name", "parent", "decided_at"])
     logger.info("proposal %s accepted as topic %s (%d papers)", proposal.id, topic.slug, len(rows))
     return topic
+
+
+def _own_scores(paper_ids: list[int]) -> dict[int, dict[str, float]]:
+    papers = list(Paper.objects.filter(id__in=paper_ids))
+    scores = tagger_get().own_scores([paper_input_from(p) for p in papers])
+    return {p.id: s for p, s in zip(papers, scores, strict=True)}
 
 
 def topic_proposal_reject(proposal: TopicProposal) -> None:

@@ -61,6 +61,7 @@ def agreement(first: dict[str, dict], second: dict[str, dict], parents) -> dict:
         for i in ids
         if second[i].get("topics") and second[i]["topics"][0] in clear(first[i]) | areas
     )
+    n = max(1, len(ids))
     return {
         "papers": len(ids),
         "micro_f1_expanded": round(expanded["f1"], 3),
@@ -68,12 +69,8 @@ def agreement(first: dict[str, dict], second: dict[str, dict], parents) -> dict:
         "lenient_b_in_a": round(b_in_a / max(1, sum(map(len, b))), 3),
         "lenient_a_in_b": round(a_in_b / max(1, sum(map(len, a))), 3),
         "first_topic_agrees": round(first_ok / max(1, len(firsts)), 3),
-        "clear_per_paper_a": round(
-            sum(len(r.get("topics", [])) for r in map(first.get, ids)) / max(1, len(ids)), 2
-        ),  # fmt: skip
-        "clear_per_paper_b": round(
-            sum(len(r.get("topics", [])) for r in map(second.get, ids)) / max(1, len(ids)), 2
-        ),  # fmt: skip
+        "clear_per_paper_a": round(sum(len(first[i].get("topics", [])) for i in ids) / n, 2),
+        "clear_per_paper_b": round(sum(len(second[i].get("topics", [])) for i in ids) / n, 2),
     }
 
 

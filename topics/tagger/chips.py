@@ -1,0 +1,55 @@
+"""Chips: which of a paper's tags a reader sees, and in what order (DESIGN.md, "Chips").
+
+The one display rule every surface follows (the API's ``tags``, pages, the extension, digests,
+``tag_papers --output``): a paper's chips are its most specific topics, the most defining first,
+at most :data:`MAX_CHIPS`. An area is never a chip (it is the topic's area line). A tag that is an
+ancestor of another of the paper's tags is *implied*: it stays stored, so the paper is on that
+topic's page and in its counts, but it is not a chip. The order of the whole list, which is also
+the stored ``rank``, is: chips, then specific tags past the chip limit, then implied topics, then
+areas; within each group by score, a deeper topic first on equal scores, then in the order
+given (callers pass the previous order, so a tie never reshuffles a paper's tags).
+
+Pure Python (the tagger, the services and the migrations call it): a tag is described by a
+:class:`ChipTag` whose ``key`` the caller chooses (a slug, a topic id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+MAX_CHIPS = 7
+
+
+@dataclass(frozen=True)
+class ChipTag:
+    key: Hashable
+    ancestors: tuple[Hashable, ...]  # keys of the topic's ancestors, parent first, area last
+    is_area: bool
+    score: float
+    depth: int = 0
+
+
+@dataclass(frozen=True)
+class Placed:
+    key: Hashable
+    shown: bool  # a chip
+    implied: bool  # an ancestor of another of the paper's tags
+
+
+def chips_arrange(tags: Sequence[ChipTag], *, max_chips: int = MAX_CHIPS) -> list[Placed]:
+    """The paper's tags in display order with their ``shown`` and ``implied`` flags."""
+    present = {t.key for t in tags}
+    implied = {a for t in tags for a in t.ancestors if a in present}
+
+    def best(t: ChipTag) -> tuple:
+        return (-t.score, -t.depth)  # sorted() is stable: ties keep the order given
+
+    specific = sorted((t for t in tags if not t.is_area and t.key not in implied), key=best)
+    parents = sorted((t for t in tags if not t.is_area and t.key in implied), key=best)
+    areas = sorted((t for t in tags if t.is_area), key=best)
+    return [
+        *(Placed(t.key, n < max_chips, False) for n, t in enumerate(specific)),
+        *(Placed(t.key, False, True) for t in parents),
+        *(Placed(t.key, False, t.key in implied) for t in areas),
+    ]

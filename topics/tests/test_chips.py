@@ -1,0 +1,158 @@
+"""Chips (issue 13): the display rule, the stored order and flags, and what pages show.
+
+A paper's chips are its most specific topics, the most defining first; areas are never chips;
+implied ancestors stay stored (the paper is on their topic pages and in their counts) with a
+score of their own, but are not chips."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from papers.models import Paper
+from papers.tests.factories import paper_create
+from topics.models import PaperTopic
+from topics.services.chips import paper_chips_refresh
+from topics.services.tagging import papers_tag
+from topics.tagger.chips import MAX_CHIPS, ChipTag, chips_arrange
+from topics.tests.factories import area_create, tag_create, topic_create
+from topics.tests.learning_setup import PPO_PAPER
+
+pytestmark = pytest.mark.django_db
+
+
+# --- the rule ------------------------------------------------------------------------------------
+TREE = {"rl": (), "pg": ("rl",), "ppo": ("pg", "rl"), "offline": ("rl",), "ml": ()}
+
+
+def tag(key: str, score: float) -> ChipTag:
+    return ChipTag(key, TREE[key], not TREE[key], score, len(TREE[key]))
+
+
+def test_chips_are_the_most_specific_non_area_tags_best_first():
+    placed = chips_arrange([tag("rl", 0.99), tag("pg", 0.9), tag("ppo", 0.6), tag("offline", 0.7)])
+
+    assert [(p.key, p.shown, p.implied) for p in placed] == [
+        ("offline", True, False),
+        ("ppo", True, False),
+        ("pg", False, True),
+        ("rl", False, True),
+    ]
+
+
+def test_an_area_is_never_a_chip_even_alone_or_best_scored():
+    assert [p.shown for p in chips_arrange([tag("rl", 0.99)])] == [False]
+    assert [p.shown for p in chips_arrange([tag("ml", 0.99), tag("rl", 0.9)])] == [False, False]
+
+
+def test_random_tag_sets_never_show_an_area_or_an_implied_topic_and_at_most_seven():
+    rng = random.Random(13)
+    tree = {"a0": (), "a1": ()}
+    for n in range(60):  # a random forest three levels deep under two areas
+        parent = rng.choice(list(tree))
+        tree[f"t{n}"] = (parent, *tree[parent])
+    for _ in range(300):
+        keys = rng.sample(list(tree), rng.randint(1, 25))
+        tags = [ChipTag(k, tree[k], not tree[k], rng.random(), len(tree[k])) for k in keys]
+        placed = chips_arrange(tags)
+        ancestors = {a for k in keys for a in tree[k]}
+        assert sorted(p.key for p in placed) == sorted(keys)  # nothing dropped
+        shown = [p.key for p in placed if p.shown]
+        assert len(shown) <= MAX_CHIPS
+        assert not any(not tree[k] or k in ancestors for k in shown)
+        assert [p.key for p in placed[: len(shown)]] == shown  # chips lead
+        assert all(p.implied == (p.key in ancestors) for p in placed)
+
+
+# --- stored by the tagging service ---------------------------------------------------------------
+def test_tagging_stores_display_order_flags_and_the_lookup_json(topics):
+    stored = paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1])
+
+    papers_tag(paper_ids=[stored.pk])
+
+    rows = list(PaperTopic.objects.filter(paper=stored).select_related("topic").order_by("rank"))
+    assert [r.rank for r in rows] == list(range(1, len(rows) + 1))
+    chips = [r for r in rows if r.shown]
+    assert rows[: len(chips)] == chips
+    assert chips
+    assert not any(r.topic.parent_id is None for r in chips)
+    by_slug = {r.topic.slug: r for r in rows}
+    # PPO implies Policy Gradient and RL: stored (topic pages, counts), implied, not chips,
+    # and scored by the model for themselves, not copied from PPO.
+    ppo = by_slug["proximal-policy-optimization"]
+    for parent in ("policy-gradient", "rl"):
+        assert (by_slug[parent].shown, by_slug[parent].implied) == (False, True)
+        assert by_slug[parent].score != ppo.score
+    stored.refresh_from_db()
+    assert json.loads(stored.tags_json) == [
+        {
+            "slug": r.topic.slug,
+            "name": r.topic.name,
+            "area": r.topic.area.slug,
+            "score": r.score,
+            "rank": r.rank,
+            "source": r.source,
+            "shown": r.shown,
+            "implied": r.implied,
+        }
+        for r in rows
+    ]
+
+
+def test_refresh_rebuilds_order_and_json_after_a_topic_is_retired():
+    area = area_create()
+    pg = topic_create(parent=area, slug="policy-gradient", name="Policy Gradient")
+    offline = topic_create(parent=area, slug="offline-rl", name="Offline RL")
+    stored = paper_create()
+    tag_create(paper=stored, topic=pg, score=0.9)
+    tag_create(paper=stored, topic=offline, score=0.5)
+    tag_create(paper=stored, topic=area, score=0.95)
+    pg.active = False
+    pg.save(update_fields=["active"])
+
+    paper_chips_refresh(paper_ids=[stored.pk])
+
+    stored = Paper.objects.get(pk=stored.pk)
+    assert [t["slug"] for t in json.loads(stored.tags_json)] == ["offline-rl", "rl"]
+    assert [t.topic.slug for t in stored.chips] == ["offline-rl"]
+
+
+# --- pages ---------------------------------------------------------------------------------------
+@pytest.fixture
+def implied_scene():
+    area = area_create()  # rl
+    pg = topic_create(parent=area, slug="policy-gradient", name="Policy Gradient")
+    ppo = topic_create(parent=pg, slug="ppo", name="Proximal Policy Optimization")
+    stored = paper_create(arxiv_id="2503.00077", title="Clipping in PPO, revisited")
+    tag_create(paper=stored, topic=area, score=0.97)
+    tag_create(paper=stored, topic=pg, score=0.93)
+    tag_create(paper=stored, topic=ppo, score=0.81)
+    return stored
+
+
+def chip_hrefs(html: str) -> list[str]:
+    import re
+
+    tags = re.findall(r'<ul class="tags" aria-label="Topics">(.*?)</ul>', html, re.S)
+    return [h for block in tags for h in re.findall(r'<a class="tag[^"]*" href="([^"]+)"', block)]
+
+
+def test_the_parent_topic_page_lists_the_paper_but_its_row_shows_only_the_chip(
+    client, implied_scene
+):
+    html = client.get("/topics/policy-gradient/").content.decode()
+
+    assert "Clipping in PPO, revisited" in html  # an implied ancestor keeps the paper
+    assert chip_hrefs(html) == ["/topics/ppo/"]  # neither the parent nor the area is a chip
+
+
+def test_search_and_paper_page_show_the_same_chips_first(client, implied_scene):
+    search = client.get("/search/", {"q": "clipping"}).content.decode()
+    assert chip_hrefs(search) == ["/topics/ppo/"]
+
+    detail = client.get("/papers/2503.00077/").content.decode()
+    order = [detail.index(f'href="/topics/{slug}/"') for slug in ("ppo", "policy-gradient")]
+    assert order == sorted(order)  # the chip first, then what it implies
+    assert detail.count('data-shown="true"') == 1
