@@ -55,3 +55,17 @@ def test_the_paper_page_puts_chips_with_reasons_beside_the_title(client):
     assert 'Agentic RL</a> <span class="reason">Title says “agentic RL”</span>' in head
     assert "<summary>Why these topics?" in rest
     assert "Matched phrases" in rest  # the diagnostic table, folded
+
+
+@pytest.mark.django_db
+def test_the_title_chips_are_the_papers_chips_not_its_implied_area(client):
+    area = area_create(slug="rl", code="RL", name="Reinforcement Learning")
+    topic = topic_create(slug="agentic-rl", name="Agentic RL", parent=area)
+    paper = paper_create(title="Agentic RL for tool use")
+    tag_create(paper, topic, rank=1)
+    tag_create(paper, area, rank=2, evidence={"implied_by": "agentic-rl"})
+    html = client.get(f"/papers/{paper.arxiv_id}/").content.decode()
+    head = html.split('<details class="why-topics"')[0]
+    chips = head.split('class="chip-reasons paper-chips"')[1].split("</ul>")[0]
+    assert ">Agentic RL</a>" in chips
+    assert ">Reinforcement Learning</a>" not in chips  # the area line, not a chip
