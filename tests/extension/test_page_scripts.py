@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_a_page_script_cannot_save_by_clicking_or_pressing_s(extension, arxiv, topics, personal):
     _, _, default_list = personal
-    data.paper("0906.5132", [(topics["gnn"], 0.9)])
+    data.tagged_paper("0906.5132", [(topics["gnn"], 0.9)])
     page = open_abs(extension, arxiv)
 
     # The page's own world: its events reach the content script with isTrusted false.
