@@ -58,6 +58,16 @@ def playwright_instance():
     manager.stop()
 
 
+@pytest.fixture(scope="module")
+def chromium(playwright_instance):
+    """Headless Debian Chromium for a module's page tests (tests/chromium.py has the flags)."""
+    from tests.chromium import launch
+
+    browser = launch(playwright_instance)
+    yield browser
+    browser.close()
+
+
 # --- people: the owner of the things under test, and someone else -----------------------------
 @pytest.fixture
 def owner(db):

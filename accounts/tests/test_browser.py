@@ -14,7 +14,7 @@ from accounts.models import ApiToken, Follow, Hidden, ListItem
 from accounts.services.tokens import token_hash
 from accounts.tests.factories import PASSWORD
 from papers.tests.factories import paper_create
-from tests.chromium import ARTIFACTS, launch, watch
+from tests.chromium import ARTIFACTS, watch
 from topics.tests.factories import area_create, topic_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -31,13 +31,6 @@ window.addEventListener("message", (event) => {
   }
 });
 """
-
-
-@pytest.fixture(scope="module")
-def chromium(playwright_instance):
-    browser = launch(playwright_instance)
-    yield browser
-    browser.close()
 
 
 @pytest.fixture

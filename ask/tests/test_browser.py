@@ -10,7 +10,7 @@ import os
 import pytest
 
 from papers.tests.factories import paper_create
-from tests.chromium import ARTIFACTS, launch, watch
+from tests.chromium import ARTIFACTS, watch
 from topics.tests.factories import tag_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -18,13 +18,6 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 QUESTION = "Which papers address credit assignment in multi-turn agent training?"
 HOSTILE_TITLE = 'Credit assignment <img src=x onerror="window.__xss=1"> in multi-turn agents'
-
-
-@pytest.fixture(scope="module")
-def chromium(playwright_instance):
-    browser = launch(playwright_instance)
-    yield browser
-    browser.close()
 
 
 @pytest.fixture

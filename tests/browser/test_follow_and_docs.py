@@ -10,18 +10,11 @@ import pytest
 from accounts.models import Follow
 from accounts.tests.factories import PASSWORD, user_create
 from papers.tests.factories import paper_create
-from tests.chromium import launch, watch_strictly
+from tests.chromium import watch_strictly
 from topics.tests.factories import area_create, topic_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
-@pytest.fixture(scope="module")
-def chromium(playwright_instance):
-    browser = launch(playwright_instance)
-    yield browser
-    browser.close()
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from papers.clients.http import ArxivHttp
 from papers.clients.openalex import OpenAlexClient
 from papers.services.enrich import enrich_papers
 from tests.browser.test_topic_page import PAPERS, topic_page_with_realistic_papers
-from tests.chromium import launch, watch_strictly
+from tests.chromium import watch_strictly
 from tests.fake_openalex import FakeOpenAlex
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -36,13 +36,6 @@ TARGETS = (
     ".button, button:not(.visually-hidden), .tag, .site-nav a, .row-save-button, summary, "
     ".breadcrumb a, .kbd-hint, .pager a, .footer-links a"
 )
-
-
-@pytest.fixture(scope="module")
-def chromium(playwright_instance):
-    browser = launch(playwright_instance)
-    yield browser
-    browser.close()
 
 
 @pytest.fixture
