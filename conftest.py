@@ -58,9 +58,10 @@ def playwright_instance():
     manager.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chromium(playwright_instance):
-    """Headless Debian Chromium for a module's page tests (tests/chromium.py has the flags)."""
+    """Headless Debian Chromium for the page tests, one for the whole run (each test opens its
+    own context); tests/chromium.py has the flags."""
     from tests.chromium import launch
 
     browser = launch(playwright_instance)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.chromium import ARTIFACTS, launch, watch
+from tests.chromium import ARTIFACTS, watch
 
 # Playwright's sync API runs an event loop in this thread; Django refuses database calls from a
 # thread with a running loop unless told that this is deliberate.
@@ -20,10 +20,8 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 @pytest.fixture(scope="session")
-def browser(playwright_instance):
-    browser = launch(playwright_instance)
-    yield browser
-    browser.close()
+def browser(chromium):
+    return chromium
 
 
 @pytest.fixture
