@@ -90,8 +90,8 @@ class Server:
         tags = [
             (topics[k], s) for k, s in (("gnn", 0.9), ("rl", 0.6), ("kilonovae", 0.3), ("ml", 0.2))
         ]
-        data.papers_bulk(LISTING_IDS, tags)
-        data.paper("0906.5132", tags[:2])
+        data.tagged_papers_bulk(LISTING_IDS, tags)
+        data.tagged_paper("0906.5132", tags[:2])
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
