@@ -1,0 +1,157 @@
+"""Topic audits (issue 13, item 5): for each topic users know, the judging pools of its page on
+the bundled sample, and the table from the judges' verdicts.
+
+``pools``: tag the sample (``data/sample/rss``) with the shipped tagger; for each topic, the
+newest 20 papers of its page (every paper carrying the topic, implied or not, as the topic page
+lists them) and up to 15 papers that lack it but name it (name or alias in title or abstract)
+or have it among their 10 best candidates, newest first. ``table``: precision of the page's
+20 and recall estimated as tagged-and-right / (tagged-and-right + missed), where the page's
+right papers are precision x page size and the missed ones are the pool's "yes" share x the
+pool's full size.
+
+    .venv/bin/python -m topics.tagger.tools.audit_pools pools --names ../shared/TOPICS.md --out DIR
+    .venv/bin/python -m topics.tagger.tools.audit_pools table --pools DIR --verdicts DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+from topics.tagger import Tagger, load_taxonomy_files
+from topics.tagger.tools.rss_corpus import read_corpus
+from topics.tagger.tools.sample_for_labelling import known_names, phrase_hits, phrase_index
+
+ROOT = Path(__file__).resolve().parents[3]
+TAXONOMY_DIR = ROOT / "topics" / "taxonomy"
+SAMPLE_DIR = ROOT / "data" / "sample" / "rss"
+PAGE, POOL = 20, 15
+
+
+def pools(names: Path, out: Path, parts: int) -> None:
+    taxonomy = load_taxonomy_files(TAXONOMY_DIR)
+    specs = {t.slug: t for t in taxonomy.topics}
+    by_name = {t.name: t.slug for t in taxonomy.topics}
+    known = sorted(by_name[n] for n in known_names(names) if n in by_name)
+    papers = [p for p in read_corpus(SAMPLE_DIR) if p.abstract]
+    papers.sort(key=lambda p: (p.file_date, p.id), reverse=True)  # newest first
+    inputs = [
+        {"id": p.id, "title": p.title, "abstract": p.abstract, "categories": list(p.categories)}
+        for p in papers
+    ]
+    tagger = Tagger(taxonomy.topics)
+    tags = [{t.slug for t in row} for row in tagger.tag_batch(inputs)]
+    scores = tagger.coherent_scores(inputs)
+    top10 = [{tagger.index.slugs[j] for j in (-row).argsort()[:10] if row[j] > 0} for row in scores]
+    index = phrase_index({s: specs[s] for s in known})
+    longest = max(len(k) for k in index)
+    blocks = []
+    for slug in known:
+        page = [i for i, t in enumerate(tags) if slug in t]
+        near = []
+        for i, paper in enumerate(inputs):
+            if slug in tags[i]:
+                continue
+            text = f"{paper['title']} {paper['abstract']}"
+            if slug in top10[i] or slug in phrase_hits(text, index, longest):
+                near.append(i)
+        spec = specs[slug]
+        blocks.append(
+            {
+                "topic": slug,
+                "name": spec.name,
+                "description": spec.description,
+                "page_size": len(page),
+                "pool_size": len(near),
+                "papers": [
+                    {
+                        "id": inputs[i]["id"],
+                        "kind": kind,
+                        "title": inputs[i]["title"],
+                        "abstract": inputs[i]["abstract"],
+                    }  # fmt: skip
+                    for kind, chosen in (("page", page[:PAGE]), ("pool", near[:POOL]))
+                    for i in chosen
+                ],
+            }
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    size = -(-len(blocks) // parts)
+    for n in range(parts):
+        with open(out / f"audit_{n + 1:02d}.jsonl", "w", encoding="utf-8") as fh:
+            for block in blocks[n * size : (n + 1) * size]:
+                fh.write(json.dumps(block, ensure_ascii=False) + "\n")
+    print(f"{len(blocks)} topics, {sum(len(b['papers']) for b in blocks)} papers to judge")
+
+
+def table(pool_dir: Path, verdict_dir: Path) -> None:
+    blocks = {}
+    for path in sorted(pool_dir.glob("audit_*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            block = json.loads(line)
+            blocks[block["topic"]] = block
+    verdicts: dict[tuple[str, str], str] = {}
+    for path in sorted(verdict_dir.glob("verdicts_*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                verdicts[(row["topic"], row["id"])] = row["verdict"]
+    rows, precisions, recalls = [], [], []
+    for slug, block in sorted(blocks.items()):
+        page = [p for p in block["papers"] if p["kind"] == "page"]
+        pool = [p for p in block["papers"] if p["kind"] == "pool"]
+        judged_page = [verdicts.get((slug, p["id"])) for p in page]
+        judged_pool = [verdicts.get((slug, p["id"])) for p in pool]
+        if None in judged_page or None in judged_pool:
+            continue
+        right = sum(v == "yes" for v in judged_page)
+        precision = right / len(page) if page else None
+        missed_share = sum(v == "yes" for v in judged_pool) / len(pool) if pool else 0.0
+        tagged_right = (precision or 0.0) * block["page_size"]
+        missed = missed_share * block["pool_size"]
+        recall = tagged_right / (tagged_right + missed) if tagged_right + missed else None
+        if precision is not None:
+            precisions.append(precision)
+        if recall is not None:
+            recalls.append(recall)
+        rows.append((block["name"], block["page_size"], len(page), precision, block["pool_size"],
+                     len(pool), missed_share, recall))  # fmt: skip
+    print(
+        "| topic | page papers | judged | precision | pool | judged | pool right | recall (est.) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+
+    def f(x):
+        return "-" if x is None else f"{x:.2f}"
+
+    for name, size, n_page, p, pool_size, n_pool, share, r in rows:
+        cells = [name, size, n_page, f(p), pool_size, n_pool, f(share), f(r)]
+        print("| " + " | ".join(str(c) for c in cells) + " |")
+    print(
+        f"\n{len(rows)} topics judged; median precision {statistics.median(precisions):.2f} "
+        f"({len(precisions)} topics with papers), median recall {statistics.median(recalls):.2f} "
+        f"({len(recalls)} topics)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="step", required=True)
+    p = sub.add_parser("pools")
+    p.add_argument("--names", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--parts", type=int, default=8)
+    t = sub.add_parser("table")
+    t.add_argument("--pools", type=Path, required=True)
+    t.add_argument("--verdicts", type=Path, required=True)
+    args = parser.parse_args()
+    if args.step == "pools":
+        pools(args.names, args.out, args.parts)
+    else:
+        table(args.pools, args.verdicts)
+
+
+if __name__ == "__main__":
+    main()
