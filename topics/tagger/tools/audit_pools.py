@@ -19,6 +19,7 @@ import argparse
 import json
 import statistics
 from pathlib import Path
+from typing import Any
 
 from topics.tagger import Tagger, load_taxonomy_files
 from topics.tagger.tools.rss_corpus import read_corpus
@@ -47,7 +48,7 @@ def pools(names: Path, out: Path, parts: int) -> None:
     top10 = [{tagger.index.slugs[j] for j in (-row).argsort()[:10] if row[j] > 0} for row in scores]
     index = phrase_index({s: specs[s] for s in known})
     longest = max(len(k) for k in index)
-    blocks = []
+    blocks: list[dict[str, Any]] = []
     for slug in known:
         page = [i for i, t in enumerate(tags) if slug in t]
         near = []
