@@ -40,9 +40,8 @@ def decorate_rows(papers: list[Paper]) -> list[Paper]:
     )
     names = dict(Topic.objects.filter(slug__in=slugs).values_list("slug", "name")) if slugs else {}
     for paper in papers:
-        # The chips in display order (topics.tagger.chips: most specific first, never an area
-        # or an implied ancestor); the prefetch orders the tags by rank.
-        tags = [tag for tag in all_tags[paper.pk] if tag.shown]
+        # The chips in display order (Paper.chips, from the prefetched tags).
+        tags = paper.chips
         for tag in tags:
             tag.reason = reason_line(tag.evidence, topic_names=names)
         paper.all_tags = tags
