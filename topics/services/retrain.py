@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 
 from papers.models import Paper
@@ -54,6 +55,7 @@ FEEDBACK_PAIRS_LIMIT = 20_000  # newest judgements used
 ADDED_WEIGHT = 2.0  # a topic a person added (missed by the tagger) counts double
 PRIORS_MIN_PAPERS = 30
 PRIORS_CONFIRMED_LIMIT = 20_000  # newest papers with confirmed or curated tags
+HEADS_FOLDS = 5  # the shipped fit's folds: each training paper scored by heads not trained on it
 
 
 @dataclass
@@ -161,6 +163,15 @@ def _training_set(parents: dict[str, str | None], gold_ids: set[str]):
 def _training_pairs(tagger, training, mode: str) -> tuple[list, dict]:
     train, gold, acceptable = training
     papers = [PaperInput.coerce(p) for p in train.papers]
+    view = tagger.heads_view()
+    if view is not None:  # the shipped heads saw these papers: score each one out of fold
+        from topics.tagger.training.pipeline import heads_out_of_fold
+
+        pos = {t.slug: j for j, t in enumerate(tagger.topics)}
+        y = np.zeros((len(papers), len(pos)), dtype=bool)
+        for i, g in enumerate(gold):
+            y[i, [pos[s] for s in g if s in pos]] = True
+        heads_out_of_fold(tagger, papers, y, HEADS_FOLDS, heads=view.heads)
     pairs = build_pairs(tagger, papers, gold, acceptable, mode)
     info = {
         "papers": len(papers),

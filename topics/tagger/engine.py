@@ -30,6 +30,7 @@ from .features import (
     compute_features,
     normalize_rows,
 )
+from .heads import HEADS_PATH, HeadView, TopicHeads
 from .inputs import (  # noqa: F401 (re-exported: the engine's public names)
     NEIGHBOURS_PATH,
     PaperInput,
@@ -67,6 +68,7 @@ class Tagger:
         priors: Priors | Mapping[str, Mapping[str, float]] | None = None,
         params: ScorerParams | str | Path | None = None,
         neighbours: Iterable[tuple[Any, Iterable[str]]] | str | Path | None = None,
+        heads: TopicHeads | str | Path | None = None,
     ):
         topics = list(topics.topics if isinstance(topics, Taxonomy) else topics)
         check_topic_specs(topics)
@@ -88,6 +90,7 @@ class Tagger:
         self.matcher = KeywordMatcher(topics)
         if priors is not None:
             self.index.set_priors(priors.lift if isinstance(priors, Priors) else priors)
+        shipped = neighbours is None
         if neighbours is None or isinstance(neighbours, (str, Path)):
             neighbours = load_labelled_papers(neighbours)
             mentions = [s for _, slugs in neighbours for s in slugs]
@@ -95,7 +98,10 @@ class Tagger:
             if known < SHIPPED_MIN_KNOWN * len(mentions):  # made for another taxonomy
                 log.info("labelled papers ignored: %d of %d topics known", known, len(mentions))
                 neighbours = []
-        self.set_neighbours(neighbours)
+        kept = self.set_neighbours(neighbours)
+        if heads is None and shipped and kept:  # the heads were trained on those labels
+            heads = HEADS_PATH
+        self.set_heads(TopicHeads.load(heads) if isinstance(heads, (str, Path)) else heads)
         for slug, papers in (examples or {}).items():
             for paper in papers:
                 self.apply_feedback(paper, slug, True)
@@ -160,6 +166,24 @@ class Tagger:
         with self._lock:
             self.index.neighbours = memory
         return len(items)
+
+    def set_heads(
+        self,
+        heads: TopicHeads | HeadView | None,
+        held_out: tuple[Sequence[str], np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """Replace the supervised per-topic heads (the ``head`` features and candidates): fitted
+        :class:`TopicHeads`, a view from :meth:`heads_view`, or None. ``held_out`` gives the
+        out-of-fold values ``(ids, (M, T) values, (M, T) has-a-head)`` of papers the heads were
+        trained on (in this tagger's topic order), used for those papers instead."""
+        if heads is not None and not isinstance(heads, HeadView):
+            heads = HeadView(heads, self.index.pos, len(self.topics), held_out)
+        with self._lock:
+            self.index.heads = heads if heads is None or len(heads) else None
+
+    def heads_view(self) -> HeadView | None:
+        """The heads in use (to swap back later with :meth:`set_heads`)."""
+        return self.index.heads
 
     def _active(self) -> ScorerParams:
         """The scorer in use: ``params``, or its fallback while there are no labelled papers."""
@@ -349,9 +373,11 @@ class Tagger:
         vec, title_vec, known, titles, abstracts = self._vectors(papers)
         hits = [self.matcher.match(t, a) for t, a in zip(titles, abstracts, strict=True)]
         usable = known | np.array([bool(h) for h in hits], dtype=bool)
-        return EncodedBatch(
-            vec, title_vec, hits, [p.categories for p in papers], usable, [p.id for p in papers]
-        )
+        ids = [p.id for p in papers]
+        batch = EncodedBatch(vec, title_vec, hits, [p.categories for p in papers], usable, ids)
+        if self.index.heads is not None:
+            batch.head, batch.head_known = self.index.heads.values(ids, titles, abstracts, vec)
+        return batch
 
     def _vectors(self, papers: Sequence[PaperInput]):
         """(paper vectors, title vectors, known-token mask, cleaned titles, cleaned abstracts)."""

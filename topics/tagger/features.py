@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .heads import HeadView
 from .keywords import Hit
 from .memory import ExampleMemory, NeighbourMemory, normalize_rows  # noqa: F401 (re-export)
 from .taxonomy import TopicSpec
@@ -40,6 +41,8 @@ FEATURES: tuple[str, ...] = (
     "knn_vote",  # similarity-weighted share of the nearest labelled papers that carry the topic
     "knn_sim",  # cos to the nearest labelled paper carrying the topic, above 0.3 (0 if none)
     "base_rate",  # log(1 + labelled papers carrying the topic); 0 if none or no labelled papers
+    "head",  # the topic's supervised head: SVM decision value (heads.py); 0 if it has none
+    "head_known",  # 1 if the topic has a head (enough labelled papers), else 0
 )
 FEATURE_INDEX = {f: i for i, f in enumerate(FEATURES)}
 Z_STD_FLOOR = 0.02
@@ -101,6 +104,7 @@ class TopicIndex:
         self.v_proto = self.v_desc.copy()
         self.memory = ExampleMemory(self.dim, n)
         self.neighbours: NeighbourMemory | None = None  # labelled papers for kNN (engine sets it)
+        self.heads: HeadView | None = None  # supervised per-topic heads (engine sets them)
 
         # Column statistics: each topic's similarity to ordinary (reference) papers, so that a
         # similarity is scored against what is usual for that topic, whatever the taxonomy size.
@@ -202,6 +206,8 @@ class EncodedBatch:
     categories: list[tuple[str, ...]]
     usable: np.ndarray  # (N,) bool: some known token or a keyword hit
     ids: list[str] = field(default_factory=list)  # paper ids (to leave a paper out of its kNN)
+    head: np.ndarray | None = None  # (N, T) head decision values, None without heads
+    head_known: np.ndarray | None = None  # (N, T) bool: the topic has a head
 
 
 @dataclass
@@ -295,6 +301,13 @@ def compute_features(
         knn_vote = knn_sim = base_rate = zeros
         knn_cand = None
 
+    head_candidates = None
+    if batch.head is not None and batch.head_known is not None:
+        head, head_known = batch.head, batch.head_known.astype(np.float32)
+        head_candidates = np.where(batch.head_known, head, np.nan)
+    else:
+        head = head_known = zeros
+
     values = {
         "sim_desc": z_desc,
         "sim_kw": z_kw,
@@ -316,6 +329,8 @@ def compute_features(
         "knn_vote": knn_vote,
         "knn_sim": knn_sim,
         "base_rate": base_rate,
+        "head": head,
+        "head_known": head_known,
     }
 
     # Candidate generation: top-k by each similarity, every keyword hit, nearest examples.
@@ -327,6 +342,7 @@ def compute_features(
         (z_kw, candidates_cfg["top_k"], has_vec),
         (z_title, candidates_cfg["top_k_title"], has_title),
         (ex, candidates_cfg["top_k_examples"], has_vec),
+        (head_candidates, int(candidates_cfg.get("top_k_head", 0)), has_vec),
     ):
         if mat is None or k <= 0 or t == 0:
             continue

@@ -113,6 +113,25 @@ def test_fit_tagger_writes_a_scorer_from_training_papers(tmp_path):
     assert 0 < len(rows) <= 40
     assert fitted.fit["labelled_papers"]["papers"] == len(rows)
     assert all(r["vec"] and r["embedding"] for r, _ in rows)  # vectors cached for start-up
+    # and the supervised heads fitted on the same papers, which a tagger reading them uses
+    from topics.tagger.heads import TopicHeads
+
+    heads = TopicHeads.load(tmp_path / "heads.npz")
+    assert heads is not None
+    assert heads.slugs
+    assert "heads:" in text
+    assert fitted.weights["head"] != 0  # the scorer learnt what a head's decision is worth
+
+
+def test_a_fit_without_labelled_papers_leaves_no_stale_heads_next_to_its_scorer(tmp_path):
+    stale = tmp_path / "heads.npz"
+    stale.write_bytes(b"heads of other labels")
+    call_command(
+        "fit_tagger", "--limit", "30", "--folds", "2", "--knn-k", "0",
+        "--out", str(tmp_path / "scorer.json"), stdout=StringIO(),
+    )  # fmt: skip
+    assert ScorerParams.load(tmp_path / "scorer.json").weights["head"] == 0
+    assert not stale.exists()
 
 
 def test_labelled_papers_file_is_deterministic_and_its_cached_vectors_fit(tmp_path):

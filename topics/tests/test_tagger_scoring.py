@@ -155,3 +155,17 @@ def test_the_fallback_scorer_round_trips_and_serves_taggers_without_labelled_pap
     assert tagger._active() is main.fallback
     tagger.set_neighbours([({"id": "x", "title": "RL", "abstract": "reinforcement"}, ["rl"])])
     assert tagger._active() is main
+
+
+def test_choose_prefers_the_lower_floor_among_figures_the_data_cannot_tell_apart():
+    from topics.tagger.training.crossval import choose
+
+    grid = [
+        {"threshold": 0.5, "floor": 0.30, "micro_f1": 0.652},
+        {"threshold": 0.5, "floor": 0.25, "micro_f1": 0.650},  # within the tolerance
+        {"threshold": 0.5, "floor": 0.20, "micro_f1": 0.640},  # worse beyond noise
+        {"threshold": 0.3, "floor": 0.10, "micro_f1": 0.653},  # far from the preferred 0.5
+    ]
+    assert choose(grid) == grid[1]
+    grid[1]["micro_f1"] = 0.640
+    assert choose(grid) == grid[0]

@@ -7,6 +7,10 @@ scheduled retrain reuses the pairs). ``crossval`` holds the steps, ``pipeline`` 
                          [--acceptable exclude|negative|half] [--l2 3.0] [--calibrate-top 5]
                          [--knn-k 20] [--search] [--report cv.json] [--dry-run]
 
+0. Heads (``topics/tagger/heads.py``): one linear SVM per topic with >= 3 labelled papers over
+   the paper's words (tf-idf) and vector, fitted on every training paper (shipped as
+   ``heads.npz``) and, for the training papers' own features, on the other folds only (the
+   same folds as step 2), so that no paper's ``head`` feature has seen its label.
 1. Pairs: for every labelled training paper (topics/evaluation/train_*.jsonl, announced
    2024-12-31..2025-05-16; the command refuses papers from the gold window or in the gold set),
    every topic the scorer scores for it (``Tagger.candidate_slugs``: keyword hits, top-k by each

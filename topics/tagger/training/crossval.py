@@ -214,10 +214,12 @@ def choose(results: list[dict], *, tolerance: float = TOLERANCE, prefer: float =
     """The grid point with the best out-of-fold micro-F1; among those within ``tolerance`` of it
     (the F1 surface is flat in the threshold once the fill-up floor is set, and far flatter than
     its CI), the threshold closest to ``prefer`` (0.5: with calibrated scores a "confident" tag
-    is then more likely right than wrong), then the higher F1."""
+    is then more likely right than wrong), then the lower fill-up floor (the fill-up is there so
+    that a paper shows three chips, and of floors the data cannot tell apart the lower one gives
+    more papers their chips; issue 13), then the higher F1."""
     top = max(r["micro_f1"] for r in results)
     near = [r for r in results if r["micro_f1"] >= top - tolerance]
-    return min(near, key=lambda r: (abs(r["threshold"] - prefer), -r["micro_f1"], r["floor"]))
+    return min(near, key=lambda r: (abs(r["threshold"] - prefer), r["floor"], -r["micro_f1"]))
 
 
 def candidate_recall_at(scores, gold_matrix, non_area, depth, k: int = 50) -> float:
@@ -288,9 +290,10 @@ def fit_fallback(tagger, base, papers, gold, acceptable, y, *, mode, l2, folds, 
     same variant cross-validated and fitted with an empty kNN memory."""
     from topics.tagger import fit_scorer
 
-    base0 = replace(base, candidates={**base.candidates, "knn_k": 0})
-    saved = tagger.neighbour_memory()
+    base0 = replace(base, candidates={**base.candidates, "knn_k": 0, "top_k_head": 0})
+    saved, saved_heads = tagger.neighbour_memory(), tagger.heads_view()
     try:
+        tagger.set_heads(None)  # the heads are learnt from the same labelled papers
         tagger.set_params(base0)
         data = FoldData(tagger, papers, [[] for _ in papers], folds)
         cv = evaluate_variant(
@@ -301,6 +304,7 @@ def fit_fallback(tagger, base, papers, gold, acceptable, y, *, mode, l2, folds, 
     finally:
         tagger.set_params(base)
         tagger.set_neighbours(saved)
+        tagger.set_heads(saved_heads)
     fitted = fit_scorer(pairs, base=base0, l2=l2, calibration_fraction=0.0)
     a, c = cv["platt"]
     weights = dict(fitted.weights)

@@ -19,8 +19,17 @@ import numpy as np
 
 from topics.evaluation import EVAL_DIR, load_set
 from topics.tagger.engine import PaperInput, Tagger, encode_vector
+from topics.tagger.heads import (
+    HEADS_FILE,
+    MIN_POSITIVES,
+    TopicHeads,
+    cross_fit_heads,
+    fit_heads,
+    paper_terms,
+)
 from topics.tagger.scoring import SCORER_PATH, ScorerParams, fit_scorer
 from topics.tagger.taxonomy import load_taxonomy_files
+from topics.tagger.text import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, clean
 from topics.tagger.training.crossval import (
     ACCEPTABLE_MODES,
     BASE_SCORER,
@@ -33,6 +42,7 @@ from topics.tagger.training.crossval import (
     check_training_papers,
     evaluate_variant,
     fit_fallback,
+    fold_of,
     rounded,
 )
 
@@ -51,6 +61,8 @@ class FitOptions:
     top_k: int = 0  # candidates per similarity (0: the base scorer's)
     knn_k: int = KNN_K
     search: bool = False  # also cross-validate the acceptable mode x l2
+    heads: bool = True  # supervised per-topic heads (topics/tagger/heads.py) as features
+    top_k_head: int = 10  # candidates per paper from the heads' best topics
     limit: int = 0  # first N training papers (tests)
     taxonomy_dir: Path = TAXONOMY_DIR
 
@@ -62,6 +74,7 @@ class FitResult:
     labelled: list[tuple[PaperInput, list[str]]]
     cv_results: list[dict] = field(default_factory=list)
     chosen: dict = field(default_factory=dict)
+    heads: TopicHeads | None = None  # fitted on every labelled training paper
 
 
 @dataclass
@@ -91,6 +104,7 @@ def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> Fit
     )
     tagger = Tagger(taxonomy.topics, params=base, neighbours=())
     knn = base.candidates["knn_k"] > 0
+    heads = _fit_heads(tagger, data, opts, log) if knn and opts.heads else None
     cv_results = _cross_validate(tagger, base, data, opts, knn=knn, log=log)
     chosen = _choose(cv_results)
     mode, l2, best = chosen["acceptable"], chosen["l2"], chosen["best"]
@@ -127,20 +141,60 @@ def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> Fit
     )
     log("weights: " + ", ".join(f"{f} {w:+.3f}" for f, w in fitted.weights.items()))
     log(f"bias {fitted.bias:.3f}; fitted in {time.perf_counter() - started:.1f} s")
-    return FitResult(fitted, tagger, labelled, cv_results, chosen)
+    return FitResult(fitted, tagger, labelled, cv_results, chosen, heads=heads)
 
 
 def save(result: FitResult, out: Path) -> Path:
-    """Write the scorer and, next to it, the labelled papers its kNN reads."""
+    """Write the scorer and, next to it, the labelled papers its kNN reads and the heads fitted
+    on them (an old heads file is removed when the fit made none: it belongs to other labels)."""
     result.scorer.save(out)
     target = Path(out).parent / LABELLED_FILE
     write_labelled(target, result.labelled, result.tagger)
+    heads_path = Path(out).parent / HEADS_FILE
+    if result.heads is not None:
+        result.heads.save(heads_path)
+    else:
+        heads_path.unlink(missing_ok=True)
     return target
+
+
+def _fit_heads(tagger: Tagger, data: _Training, opts: FitOptions, log) -> TopicHeads:
+    """Heads on every training paper, each paper's own features from heads of the other folds."""
+    started = time.perf_counter()
+    heads = heads_out_of_fold(tagger, data.papers, data.y, opts.folds)
+    log(
+        f"heads: {len(heads.slugs)} topics with >= {MIN_POSITIVES} labelled papers, "
+        f"{len(heads.lexicon.terms)} terms; fitted out of fold and on all in "
+        f"{time.perf_counter() - started:.0f} s"
+    )
+    return heads
+
+
+def heads_out_of_fold(
+    tagger: Tagger, papers: list[PaperInput], y: np.ndarray, folds: int, heads=None
+) -> TopicHeads:
+    """Give ``tagger`` heads for scoring the training papers honestly: ``heads`` (default: fitted
+    on all of ``papers``, labels ``y`` (N, T) with ancestors) for any other paper, and for each
+    training paper the values of heads fitted on the other folds (by :func:`fold_of`, the folds
+    of the cross-validation), as the kNN vote leaves a paper out. Returns the heads."""
+    docs = [
+        paper_terms(clean(p.title, MAX_TITLE_CHARS), clean(p.abstract, MAX_ABSTRACT_CHARS))
+        for p in papers
+    ]
+    vecs = tagger.embed(papers)
+    slugs = [t.slug for t in tagger.topics]
+    fold = np.array([fold_of(p.id, folds) for p in papers])
+    held_values, held_known = cross_fit_heads(docs, vecs, y, slugs, fold)
+    if heads is None:
+        heads = fit_heads(docs, vecs, y, slugs)
+    tagger.set_heads(heads, held_out=([p.id for p in papers], held_values, held_known))
+    return heads
 
 
 def _base_scorer(opts: FitOptions) -> ScorerParams:
     base = ScorerParams.load(opts.base)
     cands = {**base.candidates, "knn_k": max(0, opts.knn_k)}
+    cands["top_k_head"] = opts.top_k_head if opts.heads and opts.knn_k > 0 else 0
     if opts.top_k:
         cands["top_k"] = opts.top_k
     return replace(base, candidates=cands)
