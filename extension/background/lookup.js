@@ -46,6 +46,30 @@ export async function clearCache(ctx) {
   if (keys.length) await ctx.cache.remove(keys);
 }
 
+// What the page gets of the papers (shared/messages.js): each paper's tags as [topic, score,
+// shown] triples, numbers into one list of [slug, name, area] topics. As objects, the 2,000 papers
+// of a listing were a ~1 MB message, which took longer to pass from the worker to the page than
+// the server took to answer; a listing names a few dozen topics, so this is about a tenth.
+export function forPage(papers) {
+  const topics = [];
+  const indexOf = new Map();
+  const flat = {};
+  for (const [id, paper] of Object.entries(papers)) {
+    const triples = [];
+    for (const tag of paper.tags) {
+      const key = `${tag.slug}\u0000${tag.name}\u0000${tag.area}`;
+      let index = indexOf.get(key);
+      if (index === undefined) {
+        index = topics.push([tag.slug, tag.name, tag.area]) - 1;
+        indexOf.set(key, index);
+      }
+      triples.push(index, tag.score, tag.shown === null ? null : Number(tag.shown));
+    }
+    flat[id] = triples;
+  }
+  return { topics, papers: flat };
+}
+
 // The server answers again: deliver the saves that waited for it.
 async function deliverWaiting(ctx) {
   const { queue } = await ctx.local.get('queue');
@@ -77,7 +101,7 @@ export async function lookupPapers(ctx, { ids }) {
   const { server, follows, saved, listingFilter } = await ctx.local.get('server', 'follows', 'saved', 'listingFilter');
   return {
     server,
-    papers,
+    ...forPage(papers),
     pending,
     notFound,
     followed: follows.items.map((topic) => topic.slug),

@@ -64,8 +64,10 @@
     state.followed = new Set(Array.isArray(result.followed) ? result.followed : []);
     state.filter = result.listingFilter ?? state.filter;
     for (const id of result.saved ?? []) state.saved.add(id);
-    for (const [id, paper] of Object.entries(result.papers)) {
-      state.papers.set(id, paper);
+    const topics = Array.isArray(result.topics) ? result.topics : [];
+    for (const [id, triples] of Object.entries(result.papers)) {
+      if (!Array.isArray(triples)) continue;
+      state.papers.set(id, PS.model.paperFrom(triples, topics));
       state.pending.delete(id);
     }
     for (const id of result.pending ?? []) state.pending.add(id);

@@ -69,6 +69,19 @@
     };
   }
 
+  // A paper as the service worker sends it (background/lookup.js forPage): [topic, score, shown]
+  // triples, numbers into the answer's topics -> {tags: [{slug, name, area, score, shown}]}.
+  function paperFrom(triples, topics) {
+    const tags = [];
+    for (let i = 0; i + 2 < triples.length; i += 3) {
+      const topic = topics[triples[i]];
+      if (!Array.isArray(topic)) continue;
+      const shown = triples[i + 2];
+      tags.push({ slug: topic[0], name: topic[1], area: topic[2] ?? null, score: triples[i + 1], shown: shown === null ? null : shown === 1 });
+    }
+    return { tags };
+  }
+
   const STATUS_TEXT = {
     pending: 'tagging…',
     untagged: 'no topics yet',
@@ -92,5 +105,5 @@
     return !['INPUT', 'TEXTAREA', 'SELECT'].includes(tag);
   }
 
-  PS.model = { forPaper, topicUrl, safeServer, isSaveKey, isUserAction, STATUS_TEXT, MAX_CHIPS };
+  PS.model = { forPaper, paperFrom, topicUrl, safeServer, isSaveKey, isUserAction, STATUS_TEXT, MAX_CHIPS };
 })();
