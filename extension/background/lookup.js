@@ -78,14 +78,18 @@ async function deliverWaiting(ctx) {
 
 export async function lookupPapers(ctx, { ids }) {
   const wanted = [...new Set((Array.isArray(ids) ? ids : []).filter((id) => typeof id === 'string'))].slice(0, MAX_IDS);
-  const { papers, notFound, missing } = await readCache(ctx, wanted);
+  // Storage is read while other reads and the server are busy, not one read after another:
+  // followed topics older than a few minutes are refetched while the lookup runs, and what the
+  // answer carries besides the papers is read once that refresh is done.
+  const account = refreshAccount(ctx).catch(() => null);
+  const stored = account.then(() => ctx.local.get('server', 'follows', 'saved', 'listingFilter'));
+  stored.catch(() => {}); // awaited below; this only keeps a failure before then from going unhandled
+  const [{ papers, notFound, missing }, { server: base }] = await Promise.all([readCache(ctx, wanted), ctx.local.get('server')]);
   let pending = [];
   let error = null;
-  // Followed topics older than a few minutes are refetched while the lookup runs.
-  const account = refreshAccount(ctx).catch(() => null);
   if (missing.length) {
     try {
-      const answer = await ctx.api.lookup(missing);
+      const answer = await ctx.api.lookup(missing, { server: base });
       for (const paper of answer.papers) papers[paper.arxivId] = paper;
       notFound.push(...answer.notFound);
       pending = answer.pending;
@@ -97,8 +101,7 @@ export async function lookupPapers(ctx, { ids }) {
       error = errorInfo(caught, ctx.now());
     }
   }
-  await account;
-  const { server, follows, saved, listingFilter } = await ctx.local.get('server', 'follows', 'saved', 'listingFilter');
+  const { server, follows, saved, listingFilter } = await stored;
   return {
     server,
     ...forPage(papers),
