@@ -41,9 +41,12 @@
   function plainAbs(href, base) {
     const plain = PLAIN_ABS.exec(href);
     if (!plain) return undefined;
-    if (!href.startsWith('/')) return fromPath(`/abs/${plain[1]}`);
-    if (!baseIsArxiv.has(base)) baseIsArxiv.set(base, URL.canParse(base) && onArxiv(new URL(base).hostname));
-    return baseIsArxiv.get(base) ? fromPath(`/abs/${plain[1]}`) : null;
+    if (href.startsWith('/')) {
+      if (!baseIsArxiv.has(base)) baseIsArxiv.set(base, URL.canParse(base) && onArxiv(new URL(base).hostname));
+      if (!baseIsArxiv.get(base)) return null;
+    }
+    const fresh = NEW_STYLE.exec(plain[1]); // the usual case, read at once
+    return fresh ? { id: fresh[1], version: fresh[2] ? Number(fresh[2]) : null } : fromPath(`/abs/${plain[1]}`);
   }
 
   // Any link to an abstract page, relative or absolute, on arxiv.org.
