@@ -90,7 +90,7 @@
     return view;
   }
 
-  // Each entry's bar and Save group, made while the lookup is away (cloning ~4,000 nodes), not
+  // Each entry's bar and Save group, made while the lookup is away (~10,000 cloned nodes), not
   // yet in the page: they are filled first and go in together, so the page is changed and laid
   // out once.
   function prepare(entries) {
