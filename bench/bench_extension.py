@@ -2,6 +2,8 @@
 local Paperscope server (SQLite, in this process) and arXiv pages served from the fixtures.
 
     .venv/bin/python bench/bench_extension.py [--runs 3] [--write docs/benchmarks.md]
+    .venv/bin/python bench/bench_extension.py --compare old=/tmp/old/extension \
+        --compare current=/tmp/cur/extension [--only listing-cold]
 
 Rows: a /list/<cat>/new page of 2,000 entries (time from the content script's start to the last
 chip, lookup requests the server saw, long tasks of the page after the content script started,
@@ -199,12 +201,21 @@ def chromium_version() -> str:
         return "Chromium"
 
 
+COLD_SCROLL = {"cold": True, "scroll": True}
+COLD = {"cold": True, "scroll": False}
+WARM = {"cold": False, "scroll": False}
+ROWS = ("listing-cold", "listing-warm", "abstract-cold", "abstract-warm")
+
+
 def run(
-    runs: int, verbose: bool, compare: Path | None = None
+    runs: int,
+    verbose: bool,
+    compare: dict[str, Path] | None = None,
+    only: str | None = None,
 ) -> tuple[list[tuple[str, dict]], float]:
-    """Every row for this checkout's extension; with ``compare`` (the folder of another build,
-    e.g. a copy of an earlier commit's extension/), the same rows for that build too, the two
-    builds taking turns run by run against the same server."""
+    """Every row for this checkout's extension; with ``compare`` (name -> the folder of another
+    build, e.g. a copy of an earlier commit's extension/), the same rows for those builds too,
+    all builds taking turns run by run against the same server (each in its own Chromium)."""
     from playwright.sync_api import sync_playwright
 
     from tests.extension.support import EXTENSION_DIR
@@ -221,7 +232,9 @@ def run(
         tempfile.TemporaryDirectory() as profile,
     ):
         server_ms = server.lookup_ms(LISTING_IDS)
-        builds = {"new": EXTENSION_DIR} | ({"old": compare.resolve()} if compare else {})
+        builds = {"new": EXTENSION_DIR} | {
+            name: folder.resolve() for name, folder in (compare or {}).items()
+        }
         exts = {}
         for name, folder in builds.items():
             context, worker = launch(playwright, Path(profile) / name, site, folder)
@@ -231,17 +244,20 @@ def run(
 
         def series(url, n, **kwargs) -> dict[str, dict]:
             done: dict[str, list] = {name: [] for name in exts}
-            for i in range(n):  # take turns, and alternate who goes first
-                for name in list(exts) if i % 2 == 0 else list(reversed(exts)):
+            names = list(exts)
+            for i in range(n):  # take turns; who goes first rotates (alternates, for two)
+                for name in names[i % len(names) :] + names[: i % len(names)]:
                     done[name].append(measure(exts[name], server, url, verbose=verbose, **kwargs))
             return {name: summary(results) for name, results in done.items()}
 
-        for label, url, n, kwargs in (
-            ("listing, 2,000 entries, cold", listing, runs, {"cold": True, "scroll": True}),
-            ("listing, 2,000 entries, warm", listing, runs, {"cold": False, "scroll": False}),
-            ("abstract page, cold", abstract, runs * 3, {"cold": True, "scroll": False}),
-            ("abstract page, warm", abstract, runs * 3, {"cold": False, "scroll": False}),
+        for key, label, url, n, kwargs in (
+            ("listing-cold", "listing, 2,000 entries, cold", listing, runs, COLD_SCROLL),
+            ("listing-warm", "listing, 2,000 entries, warm", listing, runs, WARM),
+            ("abstract-cold", "abstract page, cold", abstract, runs * 3, COLD),
+            ("abstract-warm", "abstract page, warm", abstract, runs * 3, WARM),
         ):
+            if only and key != only:
+                continue
             for name, figures in series(url, n, **kwargs).items():
                 rows.append((f"{label}, {name} build" if compare else label, figures))
         for ext in exts.values():
@@ -316,6 +332,13 @@ def write_section(path: Path, section: str) -> None:
     path.write_text(new, encoding="utf-8")
 
 
+def named_build(value: str) -> tuple[str, Path]:
+    """'old=/tmp/old/extension' -> ('old', Path); a bare folder is named after its parent."""
+    name, _, folder = value.rpartition("=")
+    path = Path(folder)
+    return (name or path.resolve().parent.name, path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -325,15 +348,27 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="print every run")
     parser.add_argument(
         "--compare",
-        type=Path,
-        help="folder of another build of the extension to measure side by side (not in the repo)",
+        action="append",
+        type=named_build,
+        default=[],
+        metavar="[NAME=]DIR",
+        help="folder of another build of the extension to measure side by side (not in the "
+        "repo); repeat for more builds. NAME labels its rows (default: the folder's parent)",
     )
+    parser.add_argument("--only", choices=ROWS, help="measure this row only")
     args = parser.parse_args()
     started = time.monotonic()
-    rows, server_ms = run(args.runs, args.verbose, args.compare)
+    load_before = os.getloadavg()
+    rows, server_ms = run(args.runs, args.verbose, dict(args.compare), args.only)
     section = table(rows, server_ms, args.runs)
     print(section)
-    print(f"({time.monotonic() - started:.0f} s)")
+    print(
+        f"({time.monotonic() - started:.0f} s; load average "
+        + " / ".join(f"{x:.1f}" for x in load_before)
+        + " at the start, "
+        + " / ".join(f"{x:.1f}" for x in os.getloadavg())
+        + " at the end)"
+    )
     if args.write:
         write_section(args.write, section)
 

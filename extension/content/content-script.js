@@ -64,8 +64,10 @@
     state.followed = new Set(Array.isArray(result.followed) ? result.followed : []);
     state.filter = result.listingFilter ?? state.filter;
     for (const id of result.saved ?? []) state.saved.add(id);
-    for (const [id, paper] of Object.entries(result.papers)) {
-      state.papers.set(id, paper);
+    const topics = Array.isArray(result.topics) ? result.topics : [];
+    for (const [id, triples] of Object.entries(result.papers)) {
+      if (!Array.isArray(triples)) continue;
+      state.papers.set(id, PS.model.paperFrom(triples, topics));
       state.pending.delete(id);
     }
     for (const id of result.pending ?? []) state.pending.add(id);
@@ -88,11 +90,19 @@
     return view;
   }
 
-  function renderEntry(entry) {
+  // Each entry's bar and Save group, made while the lookup is away (~10,000 cloned nodes), not
+  // yet in the page: they are filled first and go in together, so the page is changed and laid
+  // out once.
+  function prepare(entries) {
+    return entries.map((entry) => ({ bar: PS.render.newBar(document, entry.id), group: PS.render.newSaveGroup(document, entry.id) }));
+  }
+
+  function renderEntry(entry, spare = {}) {
     const view = viewFor(entry.id);
-    const bar = PS.render.bar(document, entry);
+    const bar = PS.render.bar(document, entry, spare.bar);
     PS.render.fill(document, bar, view);
-    const button = PS.render.saveButton(document, entry, bar);
+    PS.render.place(entry, bar);
+    const button = PS.render.saveButton(document, entry, bar, spare.group);
     // A new button is already "idle" as cloned: write it only when that is not what it shows.
     const wanted = state.saved.has(entry.id) ? 'saved' : 'idle';
     if ((!button.dataset.state || button.dataset.state === 'idle') && button.dataset.state !== wanted) PS.render.setSaveState(button, wanted);
@@ -105,17 +115,23 @@
     }
   }
 
-  // Every entry in one synchronous pass, then one layout, in the same task, so that the time
-  // reported below includes it: four batches with a layout each cost about twice as much in all
-  // on the 2,000-entry listing (each layout re-laid what followed the batch). Our own insertions
-  // are kept from the MutationObserver, which would otherwise sift ~4,000 records.
-  async function renderAll(entries) {
+  // Our own insertions are kept from the MutationObserver, which would otherwise sift ~4,000
+  // records; what the page itself changed meanwhile is still looked at.
+  function quietly(write) {
+    if (observer.takeRecords().some(relevant)) scheduleEnsure();
     observer.disconnect();
     try {
-      for (const entry of entries) renderEntry(entry);
+      write();
     } finally {
       observer.observe(document.body ?? root, { childList: true, subtree: true });
     }
+  }
+
+  // Every entry in one synchronous pass, then one layout, in the same task, so that the time
+  // reported below includes it: four batches with a layout each cost about twice as much in all
+  // on the 2,000-entry listing (each layout re-laid what followed the batch).
+  async function renderAll(entries, prepared = []) {
+    quietly(() => entries.forEach((entry, i) => renderEntry(entry, prepared[i])));
     updateToolbar();
     void root.offsetHeight;
     root.dataset.paperscope = state.error && !state.papers.size ? 'error' : state.pending.size ? 'pending' : 'ready';
@@ -124,7 +140,7 @@
   // Papers being fetched by the server (and a server that did not answer) are asked about again,
   // less and less often.
   function schedulePoll() {
-    if (state.polls >= MAX_POLLS) return;
+    if (state.polls >= MAX_POLLS || (!state.pending.size && !state.error)) return;
     const waiting = unique(findEntries().map((entry) => entry.id)).filter((id) => state.pending.has(id) || (state.error && !state.papers.has(id) && !state.notFound.has(id)));
     if (!waiting.length) return;
     const delay = Math.min(2000 * 2 ** state.polls, 30000);
@@ -243,8 +259,12 @@
     if (missing.length) await renderAll(missing);
   }
 
+  function scheduleEnsure() {
+    if (ensureTimer === null) ensureTimer = setTimeout(ensureAll, 100);
+  }
+
   const observer = new MutationObserver((records) => {
-    if (ensureTimer === null && records.some(relevant)) ensureTimer = setTimeout(ensureAll, 100);
+    if (ensureTimer === null && records.some(relevant)) scheduleEnsure();
   });
   observer.observe(document.body ?? root, { childList: true, subtree: true });
 
@@ -270,9 +290,11 @@
       root.dataset.paperscope = 'empty';
       return;
     }
-    await lookup(unique(entries.map((entry) => entry.id)));
+    const answered = lookup(unique(entries.map((entry) => entry.id)));
+    const prepared = prepare(entries);
+    await answered;
     root.dataset.paperscopeLookupMs = (performance.now() - started).toFixed(1);
-    await renderAll(entries);
+    await renderAll(entries, prepared);
     root.dataset.paperscopeMs = (performance.now() - started).toFixed(1);
     if (pageKind === 'abs' || pageKind === 'html') loadLists();
     schedulePoll();

@@ -31,15 +31,35 @@
     return parse(parts[0]) ?? parse(`${parts[0]}/${parts[1] ?? ''}`);
   }
 
+  // The two forms a listing prints 2,000 times ("/abs/2501.00001", "https://arxiv.org/abs/...")
+  // are read without building a URL (new URL() for every link was a third of finding the
+  // entries); anything else (dot segments, queries, escapes, other hosts) goes through URL.
+  const PLAIN_ABS = /^(?:https:\/\/arxiv\.org)?\/abs\/(?!.*\.\.)([\w.\-/]+)$/;
+  const onArxiv = (hostname) => /(^|\.)arxiv\.org$/.test(hostname);
+  const baseIsArxiv = new Map();
+
+  function plainAbs(href, base) {
+    const plain = PLAIN_ABS.exec(href);
+    if (!plain) return undefined;
+    if (href.startsWith('/')) {
+      if (!baseIsArxiv.has(base)) baseIsArxiv.set(base, URL.canParse(base) && onArxiv(new URL(base).hostname));
+      if (!baseIsArxiv.get(base)) return null;
+    }
+    const fresh = NEW_STYLE.exec(plain[1]); // the usual case, read at once
+    return fresh ? { id: fresh[1], version: fresh[2] ? Number(fresh[2]) : null } : fromPath(`/abs/${plain[1]}`);
+  }
+
   // Any link to an abstract page, relative or absolute, on arxiv.org.
   function fromHref(href, base = 'https://arxiv.org/') {
+    const quick = typeof href === 'string' ? plainAbs(href, base) : undefined;
+    if (quick !== undefined) return quick;
     let url;
     try {
       url = new URL(href, base);
     } catch {
       return null;
     }
-    if (!/(^|\.)arxiv\.org$/.test(url.hostname) || !url.pathname.startsWith('/abs/')) return null;
+    if (!onArxiv(url.hostname) || !url.pathname.startsWith('/abs/')) return null;
     return fromPath(url.pathname);
   }
 

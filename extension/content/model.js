@@ -15,6 +15,14 @@
     }
   }
 
+  // A listing asks for the same server 2,000 times: parse it once (new URL per paper was 3-14%
+  // of the render's JavaScript in two profiles).
+  let lastServer = {};
+  function checkedServer(server) {
+    if (lastServer.server !== server) lastServer = { server, base: safeServer(server) };
+    return lastServer.base;
+  }
+
   // From a base safeServer() already checked (null: no link).
   const topicHref = (base, slug) => (base ? `${base}/topics/${encodeURIComponent(slug)}/` : null);
 
@@ -40,7 +48,7 @@
       return { state, chips: [], more: 0, followed: false };
     }
     const tags = paper.tags ?? [];
-    const base = safeServer(server); // once per paper, not once per chip
+    const base = checkedServer(server);
     // Only the chips, in the server's order: never an area, never a parent a chip implies. A
     // server from before the flags sends none: then every tag, as before.
     const flagged = tags.some((tag) => typeof tag.shown === 'boolean');
@@ -59,6 +67,19 @@
       // A paper in a followed topic stands out even when that topic is implied, not a chip.
       followed: tags.some((tag) => isFollowed(tag, followed)),
     };
+  }
+
+  // A paper as the service worker sends it (background/lookup.js forPage): [topic, score, shown]
+  // triples, numbers into the answer's topics -> {tags: [{slug, name, area, score, shown}]}.
+  function paperFrom(triples, topics) {
+    const tags = [];
+    for (let i = 0; i + 2 < triples.length; i += 3) {
+      const topic = topics[triples[i]];
+      if (!Array.isArray(topic)) continue;
+      const shown = triples[i + 2];
+      tags.push({ slug: topic[0], name: topic[1], area: topic[2] ?? null, score: triples[i + 1], shown: shown === null ? null : shown === 1 });
+    }
+    return { tags };
   }
 
   const STATUS_TEXT = {
@@ -84,5 +105,5 @@
     return !['INPUT', 'TEXTAREA', 'SELECT'].includes(tag);
   }
 
-  PS.model = { forPaper, topicUrl, safeServer, isSaveKey, isUserAction, STATUS_TEXT, MAX_CHIPS };
+  PS.model = { forPaper, paperFrom, topicUrl, safeServer, isSaveKey, isUserAction, STATUS_TEXT, MAX_CHIPS };
 })();

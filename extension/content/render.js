@@ -31,27 +31,42 @@
     button.title = 'Save to your Paperscope reading list (s)';
     button.dataset.state = 'idle';
     group.append(button);
-    made = { bar: barNode, link, span: el(doc, 'span', 'paperscope-chip'), group };
+    made = { bar: barNode, link, span: el(doc, 'span', 'paperscope-chip'), group, chips: new Map() };
     templates.set(doc, made);
     return made;
   }
 
-  // The chips bar that follows entry.after, made once per entry and found again after re-renders.
-  function bar(doc, entry) {
-    const next = entry.after.nextElementSibling;
-    if (next?.classList.contains('paperscope-bar') && next.dataset.paperscopeId === entry.id) return next;
+  // A bar or Save group not yet in the page: the content script makes them while the lookup is
+  // away and fills them before they go in.
+  function newBar(doc, id) {
     const node = template(doc).bar.cloneNode(true);
-    node.dataset.paperscopeId = entry.id;
-    entry.after.after(node);
+    node.dataset.paperscopeId = id;
     return node;
   }
 
-  function chip(doc, view) {
-    const made = template(doc);
+  function newSaveGroup(doc, id) {
+    const group = template(doc).group.cloneNode(true);
+    group.dataset.paperscopeId = id;
+    group.firstChild.dataset.paperscopeId = id;
+    return group;
+  }
+
+  // The chips bar that follows entry.after, made once per entry and found again after re-renders;
+  // `spare` (from newBar) is filled first and then put in place.
+  function bar(doc, entry, spare = null) {
+    const next = entry.after.nextElementSibling;
+    if (next?.classList.contains('paperscope-bar') && next.dataset.paperscopeId === entry.id) return next;
+    return spare ?? newBar(doc, entry.id);
+  }
+
+  function place(entry, barNode) {
+    if (!barNode.isConnected) entry.after.after(barNode);
+  }
+
+  function newChip(doc, made, view) {
     const link = (view.href ? made.link : made.span).cloneNode(false);
     if (view.followed) link.classList.add('paperscope-chip--followed');
     if (view.href) link.href = view.href;
-    link.title = view.title;
     link.dataset.slug = view.slug;
     if (view.followed) {
       const mark = el(doc, 'span', 'paperscope-follow-mark', '★');
@@ -62,8 +77,25 @@
     return link;
   }
 
+  // One prototype per topic as shown (link, name, followed or not), kept for the document: a
+  // listing repeats a few dozen topics over its 2,000 entries, so a chip is one deep clone and its
+  // title (which carries the paper's score), not five node and attribute writes.
+  function chip(doc, view) {
+    const made = template(doc);
+    const key = [view.followed, view.slug, view.href, view.text].join('\u0000');
+    let prototype = made.chips.get(key);
+    if (!prototype) {
+      prototype = newChip(doc, made, view);
+      made.chips.set(key, prototype);
+    }
+    const link = prototype.cloneNode(true);
+    link.title = view.title;
+    return link;
+  }
+
   function fill(doc, barNode, view) {
-    const holder = barNode.querySelector('.paperscope-chips');
+    const first = barNode.firstElementChild; // the holder, as made by template()
+    const holder = first?.classList.contains('paperscope-chips') ? first : barNode.querySelector('.paperscope-chips');
     const nodes = view.chips.map((item) => chip(doc, item));
     if (view.more) nodes.push(el(doc, 'span', 'paperscope-more', `+${view.more}`));
     const status = PS.model.STATUS_TEXT[view.state];
@@ -72,16 +104,14 @@
     barNode.dataset.state = view.state;
   }
 
-  function saveButton(doc, entry, barNode) {
+  function saveButton(doc, entry, barNode, spare = null) {
     const home = entry.saveIn ?? barNode;
-    const found = home.querySelector(':scope > .paperscope-save-group');
+    const last = home.lastElementChild; // where append() put it, unless the page added more since
+    const found = last?.classList.contains('paperscope-save-group') ? last : home.querySelector(':scope > .paperscope-save-group');
     if (found?.dataset.paperscopeId === entry.id) return found.querySelector('button');
-    const group = template(doc).group.cloneNode(true);
-    group.dataset.paperscopeId = entry.id;
-    const button = group.firstChild;
-    button.dataset.paperscopeId = entry.id;
+    const group = spare ?? newSaveGroup(doc, entry.id);
     home.append(group);
-    return button;
+    return group.firstChild;
   }
 
   const SAVE_LABELS = {
@@ -154,5 +184,5 @@
     node.querySelector('.paperscope-toolbar-status').textContent = status ?? `${followedCount} of ${total} in topics you follow`;
   }
 
-  PS.render = { bar, fill, saveButton, setSaveState, listPicker, toolbar, setToolbar };
+  PS.render = { newBar, newSaveGroup, bar, place, fill, saveButton, setSaveState, listPicker, toolbar, setToolbar };
 })();

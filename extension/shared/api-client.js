@@ -129,14 +129,14 @@ export function createApiClient({ fetch, getServer, getToken, timeoutMs = 10000 
     return results;
   }
 
-  async function lookupChunk(ids) {
+  async function lookupChunk(ids, server) {
     try {
-      return cleanLookup(await request('POST', '/api/v1/papers/lookup', { body: { ids } }));
+      return cleanLookup(await request('POST', '/api/v1/papers/lookup', { body: { ids }, server }));
     } catch (error) {
       const invalid = error.body?.invalid_ids;
       if (error.kind !== 'client' || !Array.isArray(invalid) || invalid.length === 0) throw error;
       const rest = ids.filter((id) => !invalid.includes(id));
-      const answer = rest.length ? cleanLookup(await request('POST', '/api/v1/papers/lookup', { body: { ids: rest } })) : { papers: [], pending: [], notFound: [] };
+      const answer = rest.length ? cleanLookup(await request('POST', '/api/v1/papers/lookup', { body: { ids: rest }, server })) : { papers: [], pending: [], notFound: [] };
       return { ...answer, notFound: [...answer.notFound, ...invalid.filter(isText)] };
     }
   }
@@ -144,10 +144,11 @@ export function createApiClient({ fetch, getServer, getToken, timeoutMs = 10000 
   return {
     request,
 
-    async lookup(ids) {
+    // `server`: the base URL when the caller has read it already (else it is read here).
+    async lookup(ids, { server } = {}) {
       const out = { papers: [], pending: [], notFound: [] };
       for (let start = 0; start < ids.length; start += MAX_LOOKUP_IDS) {
-        const part = await lookupChunk(ids.slice(start, start + MAX_LOOKUP_IDS));
+        const part = await lookupChunk(ids.slice(start, start + MAX_LOOKUP_IDS), server);
         out.papers.push(...part.papers);
         out.pending.push(...part.pending);
         out.notFound.push(...part.notFound);

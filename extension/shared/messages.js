@@ -3,7 +3,9 @@
 // and test/messages.test.js checks that every string they send is listed here.
 
 export const MSG = Object.freeze({
-  LOOKUP: 'papers/lookup', // {ids} -> {papers, pending, notFound, followed, saved, server}
+  // {ids} -> {topics: [[slug, name, area]], papers: {id: [topic, score, shown, ...]}, pending,
+  // notFound, followed, saved, server}; background/lookup.js forPage() says why papers are flat.
+  LOOKUP: 'papers/lookup',
   SAVE: 'papers/save', // {arxivId, listId?, note?} -> {status: 'saved'|'queued', saveId}
   UNSAVE: 'papers/unsave', // {arxivId, listId?} -> {status}
   UNDO: 'saves/undo', // {saveId} -> {status}

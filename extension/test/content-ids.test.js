@@ -38,5 +38,13 @@ describe('content ids', () => {
     assert.equal(ids.fromHref('https://arxiv.org/abs/astro-ph/0602001').id, 'astro-ph/0602001');
     assert.equal(ids.fromHref('/pdf/2303.00765'), null);
     assert.equal(ids.fromHref('https://example.org/abs/2303.00765'), null);
+    assert.equal(ids.fromHref('/abs/2303.00765', 'https://example.org/list/x'), null);
+    assert.equal(ids.fromHref('//example.org/abs/2303.00765'), null);
+    assert.deepEqual({ ...ids.fromHref('/abs/2101.10016v3', 'https://arxiv.org/list/cs.LG/new') }, { id: '2101.10016', version: 3 });
+    assert.deepEqual({ ...ids.fromHref('https://arxiv.org/abs/hep-th/9901001v2') }, { id: 'hep-th/9901001', version: 2 });
+    // Dot segments, queries and escapes are URL's business, as before.
+    assert.equal(ids.fromHref('/abs/x/../2303.00765').id, '2303.00765');
+    assert.equal(ids.fromHref('/abs/../list/2303.00765'), null);
+    assert.equal(ids.fromHref('/abs/astro-ph%2F0602001?context=x').id, 'astro-ph/0602001');
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
+import { forPage } from '../background/lookup.js';
 import { loadContentScripts } from './helpers/load-classic.js';
 
 const { model } = loadContentScripts(['model.js']);
@@ -42,6 +43,26 @@ describe('content model', () => {
     assert.deepEqual(view.chips.map((c) => c.slug), ['ppo', 'offline']);
     assert.equal(view.more, 0);
     assert.equal(view.followed, true); // followed through the implied parent
+  });
+
+  it('reads the papers as the service worker sends them', () => {
+    const paper = { tags: [{ ...tag('ppo', 'PPO', 0.8), shown: true, implied: false }, { ...tag('rl', 'RL', 0.8, null), shown: false, implied: true }] };
+    const sent = forPage({ '2501.00001': paper });
+    const read = model.paperFrom(sent.papers['2501.00001'], sent.topics);
+    assert.deepEqual(JSON.parse(JSON.stringify(read)), {
+      tags: [
+        { slug: 'ppo', name: 'PPO', area: 'ml', score: 0.8, shown: true },
+        { slug: 'rl', name: 'RL', area: null, score: 0.8, shown: false },
+      ],
+    });
+    const view = model.forPaper(read, { server: 'http://s', followed: new Set(['rl']) });
+    assert.deepEqual([...view.chips.map((c) => c.slug)], ['ppo']);
+    assert.equal(view.followed, true);
+    // A server from before the flags: every tag is a chip, as before.
+    const unflagged = forPage({ x: { tags: [tag('a', 'A'), tag('b', 'B')].map((t) => ({ ...t, shown: null })) } });
+    assert.equal(model.forPaper(model.paperFrom(unflagged.papers.x, unflagged.topics), { server: 'http://s' }).chips.length, 2);
+    // Numbers that point nowhere are skipped, never thrown on.
+    assert.deepEqual(JSON.parse(JSON.stringify(model.paperFrom([5, 0.1, 1], sent.topics))), { tags: [] });
   });
 
   it('names the states without tags', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { CACHE_TTL_MS, lookupPapers, sweepCache } from '../background/lookup.js';
+import { CACHE_TTL_MS, forPage, lookupPapers, sweepCache } from '../background/lookup.js';
 import { savePaper } from '../background/saves.js';
 import { makeContext } from './helpers/context.js';
 
@@ -26,7 +26,8 @@ describe('lookup', () => {
     assert.deepEqual(first.pending, ['2501.00002']);
     await settle();
     const second = await lookupPapers(ctx, { ids: ['2501.00001'] });
-    assert.equal(second.papers['2501.00001'].tags[0].slug, 'graph-neural-networks');
+    const [topic] = second.papers['2501.00001'];
+    assert.deepEqual(second.topics[topic], ['graph-neural-networks', 'Graph neural networks', 'ml']);
     assert.equal(lookups(server), 1);
     clock += CACHE_TTL_MS + 1;
     await lookupPapers(ctx, { ids: ['2501.00001'] });
@@ -89,6 +90,20 @@ describe('lookup', () => {
     await lookupPapers(ctx, { ids: ['2501.00009'] });
     await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(server.state.items.get(7).has('2501.00001'), true);
+  });
+
+  it('sends the page each paper\'s tags as triples into one list of topics', () => {
+    const tag = (slug, area, score, shown) => ({ slug, name: slug.toUpperCase(), area, score, rank: 1, shown, implied: !shown });
+    const papers = {
+      a: { arxivId: 'a', tags: [tag('gnn', 'ml', 0.9, true), tag('ml', null, 0.2, false)] },
+      b: { arxivId: 'b', tags: [tag('gnn', 'ml', 0.5, true)] },
+      c: { arxivId: 'c', tags: [tag('old', 'ml', null, null)] },
+      d: { arxivId: 'd', tags: [] },
+    };
+    assert.deepEqual(forPage(papers), {
+      topics: [['gnn', 'GNN', 'ml'], ['ml', 'ML', null], ['old', 'OLD', 'ml']],
+      papers: { a: [0, 0.9, 1, 1, 0.2, 0], b: [0, 0.5, 1], c: [2, null, null], d: [] },
+    });
   });
 
   it('sweeps expired entries', async () => {
