@@ -56,12 +56,12 @@ def paper_lookup_json(*, arxiv_ids: list[str]) -> dict[str, str]:
     # the server did finding them. SQLite (development, tests, the extension benchmark): a JSON
     # array; the ORM split the ids into IN lists of 999 and took ~5 ms to build them, as long as
     # the query (JSON1 is always there: Django's JSONField needs it).
-    where = {
+    where: dict[str, tuple[str, list[str] | str]] = {
         "postgresql": ("arxiv_id = ANY(%s)", list(arxiv_ids)),
         "sqlite": ("arxiv_id IN (SELECT value FROM json_each(%s))", json.dumps(list(arxiv_ids))),
-    }.get(connection.vendor)
-    if where:
-        clause, param = where
+    }
+    if connection.vendor in where:
+        clause, param = where[connection.vendor]
         sql = f"SELECT {', '.join(columns)} FROM {Paper._meta.db_table} WHERE {clause}"  # noqa: S608
         with connection.cursor() as cursor:  # the names above are ours; the ids are bound
             cursor.execute(sql, [param])

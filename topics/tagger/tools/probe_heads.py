@@ -100,7 +100,7 @@ def main() -> None:
             np.vstack([y[train], weak_y]),
             slugs,
         )
-        cols = [slugs.index(s) for s in heads.slugs]
+        cols = np.asarray([slugs.index(s) for s in heads.slugs], dtype=np.int64)
         heads_score[np.ix_(held, cols)] = heads.decision([docs[i] for i in held], vecs[held])
         memory = NeighbourMemory(vecs[train], y[train].astype(np.float32), [ids[i] for i in train])
         knn_vote[held] = memory.query(vecs[held], [ids[i] for i in held], KNN_K)[0]
