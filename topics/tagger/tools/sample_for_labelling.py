@@ -14,6 +14,16 @@ Each pool line carries the paper and the top candidates of the shipped tagger an
     .venv/bin/python -m topics.tagger.tools.sample_for_labelling \
         --corpus ../shared/data/arxiv/rss/cs.LG_daily_2025H1_gz --names ../shared/TOPICS.md \
         --count 3000 --parts 6 --out /tmp/batch
+
+Targeted top-up (batch h): only the known topics with fewer than ``--below`` clearly labelled
+training papers (the topic or a descendant), each up to ``--per-topic`` candidates taken in
+order of the shipped tagger's score for that topic (``--order score``: the likeliest first, so
+the judges' reading yields the most clear labels), no other topic and no fill:
+
+    .venv/bin/python -m topics.tagger.tools.sample_for_labelling \
+        --corpus ../shared/data/arxiv/rss/cs.LG_daily_2025H1_gz --names ../shared/TOPICS.md \
+        --below 25 --per-topic 30 --per-other 0 --order score --no-fill --top-k 10 \
+        --count 2000 --parts 6 --out /tmp/batch-h
 """
 
 from __future__ import annotations
@@ -25,6 +35,8 @@ import zlib
 from collections import defaultdict
 from datetime import date, timedelta
 from pathlib import Path
+
+import numpy as np
 
 from topics.evaluation import load_set
 from topics.tagger import Tagger, load_taxonomy_files
@@ -74,6 +86,20 @@ def phrase_hits(text: str, index: dict, longest: int) -> set[str]:
     return found
 
 
+def clear_counts(labelled_set, specs) -> dict[str, int]:
+    """Per topic, the labelled papers where it or a descendant clearly applies."""
+    counts: dict[str, int] = defaultdict(int)
+    for label in labelled_set.labels.values():
+        covered: set[str] = set()
+        for slug in label.topics:
+            while slug in specs and slug not in covered:
+                covered.add(slug)
+                slug = specs[slug].parent or ""
+        for slug in covered:
+            counts[slug] += 1
+    return counts
+
+
 def crc(paper_id: str) -> int:
     return zlib.crc32(paper_id.encode())
 
@@ -87,6 +113,19 @@ def main() -> None:
     parser.add_argument("--per-other", type=int, default=5)
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--pool", type=int, default=20, help="candidates shown per scorer")
+    parser.add_argument(
+        "--below",
+        type=int,
+        default=0,
+        help="draw only for known topics with fewer clear training labels than this (0: all)",
+    )
+    parser.add_argument(
+        "--order",
+        choices=("crc32", "score"),
+        default="crc32",
+        help="order of candidates: crc32 of the id, or the tagger's score (highest first)",
+    )
+    parser.add_argument("--no-fill", action="store_true", help="no crc32 fill up to --count")
     parser.add_argument("--parts", type=int, default=6)
     parser.add_argument(
         "--exclude",
@@ -117,8 +156,12 @@ def main() -> None:
     ]
     tagger, fallback = Tagger(taxonomy.topics), Tagger(taxonomy.topics, neighbours=[])
 
+    topic_scores: dict[str, np.ndarray] = {}
+
     def ranked(t: Tagger) -> list[list[str]]:
         scores = t.coherent_scores(inputs)
+        if t is tagger:
+            topic_scores.update({slug: scores[:, j] for j, slug in enumerate(t.index.slugs)})
         out = []
         for row in scores:
             order = [j for j in (-row).argsort()[:80] if row[j] > 0]
@@ -143,9 +186,18 @@ def main() -> None:
         print(f"names not in the taxonomy (ignored): {missing}")
     chosen: dict[int, str] = {}  # paper index -> why it was drawn
 
+    if args.below:
+        labelled = clear_counts(load_set("train"), specs)
+        known = {slug for slug in known if labelled[slug] < args.below}
+        print(f"{len(known)} known topics with fewer than {args.below} clear labels")
+
+    def order(slug: str, i: int) -> tuple[float, int]:
+        score = -float(topic_scores[slug][i]) if args.order == "score" else 0.0
+        return (score, crc(papers[i].id))
+
     def draw(slug: str, quota: int, why: str) -> None:
         have = sum(1 for i in candidates[slug] if i in chosen)
-        for i in sorted(candidates[slug], key=lambda i: crc(papers[i].id)):
+        for i in sorted(candidates[slug], key=lambda i: order(slug, i)):
             if have >= quota or len(chosen) >= args.count:
                 return
             if i not in chosen:
@@ -158,7 +210,7 @@ def main() -> None:
     for slug in sorted(others):
         draw(slug, args.per_other, f"topic:{slug}")
     for i in sorted(range(len(papers)), key=lambda i: crc(papers[i].id)):
-        if len(chosen) >= args.count:
+        if args.no_fill or len(chosen) >= args.count:
             break
         chosen.setdefault(i, "crc32")
 
