@@ -22,6 +22,10 @@ from tests.fake_arxiv import read_fixture
 pytestmark = pytest.mark.django_db(transaction=True)
 
 OAI_TOTAL = 387  # distinct papers on the two recorded arXivRaw pages the fake serves
+# Long enough that a loaded CI machine answers a normal 200-paper page within it (at 1 s a page
+# sometimes timed out under load, and the retry counted as a second fault), short enough that
+# the "timeout" fault's one wait stays cheap.
+CLIENT_TIMEOUT = 2.5
 
 
 class Sleeps(list):
@@ -38,7 +42,7 @@ def sleeps():
 
 @pytest.fixture
 def http(sleeps):
-    client = ArxivHttp.from_settings(sleep=sleeps, timeout=1.0, max_attempts=3)
+    client = ArxivHttp.from_settings(sleep=sleeps, timeout=CLIENT_TIMEOUT, max_attempts=3)
     yield client
     client.close()
 
@@ -75,7 +79,7 @@ def test_the_recorded_503_with_retry_after_is_waited_out(fake_arxiv, http, sleep
 
 @pytest.mark.parametrize("fault", ["timeout", "reset", "truncate", "500", "429"])
 def test_transient_faults_are_retried_and_nothing_is_doubled(fake_arxiv, http, sleeps, fault):
-    fake_arxiv.stall_seconds = 2.0  # past the client's 1 s timeout
+    fake_arxiv.stall_seconds = CLIENT_TIMEOUT + 1.5  # past the client's timeout
     fake_arxiv.inject(fault, route="oai")
     result = harvest_oai(set_spec="cs", from_date=date(2016, 10, 20), client=oai(http, fake_arxiv))
     assert result.created == OAI_TOTAL
@@ -103,7 +107,9 @@ def test_a_harvest_killed_after_its_first_page_resumes_without_loss_or_duplicate
 
 def _fail_after_first_page(fake):
     """An OaiClient whose server breaks after the first page, on every retry."""
-    failing_http = ArxivHttp.from_settings(sleep=lambda _: None, timeout=1.0, max_attempts=3)
+    failing_http = ArxivHttp.from_settings(
+        sleep=lambda _: None, timeout=CLIENT_TIMEOUT, max_attempts=3
+    )
     client = OaiClient(failing_http, fake.oai_url)
     original = client._fetch
     calls = {"n": 0}
