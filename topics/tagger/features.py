@@ -246,6 +246,8 @@ def compute_features(
             n_abs = 0.0
             title = name = spec = best = 0.0
             for h in hs:
+                if not h.exact:  # looser matches: not read by the scorer yet
+                    continue
                 q = h.quality
                 best = max(best, q)
                 if h.where == "title":
