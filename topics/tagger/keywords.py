@@ -35,6 +35,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 
 from .acronyms import agrees, find_definitions, taxonomy_expansions
@@ -159,53 +160,48 @@ def phrase_variants(text: str) -> list[tuple[tuple[str, ...], bool]]:
 
 @lru_cache(maxsize=200_000)
 def _word_entry(word: str):
-    """(light keys, phrase keys, acronym keys, joined light key, joined phrase key) of one text
-    word; the joined keys only for a hyphenated word."""
+    """((light key, phrase key, acronym key or None) per hyphen piece, joined light key, joined
+    phrase key) of one text word; the joined keys only for a hyphenated word."""
     parts = word.split("-") if "-" in word else (word,)
-    low = tuple(p.lower() for p in parts)
-    light = tuple(light_key(p) for p in low)
-    strong = tuple(phrase_key(p) for p in low)
-    acr = tuple(
-        None
-        if p.islower() or p.isdigit()
-        else (ACR + acronym_form(p) if is_acronym(acronym_form(p)) or is_acronym(p) else None)
-        for p in parts
-    )
+    pieces = []
+    for p in parts:
+        low = p.lower()
+        acr = None
+        if not (p.islower() or p.isdigit()) and (is_acronym(acronym_form(p)) or is_acronym(p)):
+            acr = ACR + acronym_form(p)
+        pieces.append((light_key(low), phrase_key(low), acr))
     if len(parts) == 1:
-        return light, strong, acr, None, None
-    joined = "".join(low)
-    return light, strong, acr, light_key(joined), phrase_key(joined)
+        return tuple(pieces), None, None
+    joined = "".join(parts).lower()
+    return tuple(pieces), light_key(joined), phrase_key(joined)
 
 
 @dataclass
 class TextKeys:
     """One field's tokens (hyphenated words split) as keys."""
 
-    light: list[str]
-    strong: list[str]
-    acr: list[str | None]
+    light: Sequence[str]
+    strong: Sequence[str]
+    acr: Sequence[str | None]
     clause: list[int]
     compounds: dict[int, tuple[str, str, int]]  # start -> (joined light, joined strong, tokens)
 
 
 def text_keys(text: str) -> TextKeys:
-    entries = []
-    clause_of_entry: list[int] = []
+    entries: list = []
+    clause: list[int] = []
     for number, clause_words in enumerate(words_in_clauses(text)):
-        entries += [_word_entry(w) for w in clause_words]
-        clause_of_entry += [number] * len(clause_words)
-    out = TextKeys(
-        [k for e in entries for k in e[0]],
-        [k for e in entries for k in e[1]],
-        [k for e in entries for k in e[2]],
-        [c for e, c in zip(entries, clause_of_entry, strict=True) for _ in e[0]],
-        {},
-    )
-    if any(e[3] is not None for e in entries):  # hyphenated words: their joined forms
+        found = list(map(_word_entry, clause_words))
+        entries += found
+        clause += [number] * sum(len(e[0]) for e in found)
+    tokens = list(chain.from_iterable(e[0] for e in entries))
+    light, strong, acr = (list(x) for x in zip(*tokens, strict=True)) if tokens else ([], [], [])
+    out = TextKeys(light, strong, acr, clause, {})
+    if any(e[1] is not None for e in entries):  # hyphenated words: their joined forms
         position = 0
         for e in entries:
-            if e[3] is not None:
-                out.compounds[position] = (e[3], e[4], len(e[0]))
+            if e[1] is not None:
+                out.compounds[position] = (e[1], e[2], len(e[0]))
             position += len(e[0])
     return out
 

@@ -38,6 +38,18 @@ def _matches(key: str, strong: Sequence[str], acr: Sequence[str | None], pos: in
     return (acr[pos] == key) if key[0] == ACR else (strong[pos] == key)
 
 
+def _positions(seq: Sequence[str | None], key: str) -> list[int]:
+    """Every index of ``key`` in ``seq`` (``list.index`` scans in C)."""
+    out: list[int] = []
+    i = -1
+    try:
+        while True:
+            i = seq.index(key, i + 1)
+            out.append(i)
+    except ValueError:
+        return out
+
+
 def _position_keys(strong: Sequence[str], acr: Sequence[str | None], pos: int) -> tuple[str, ...]:
     a = acr[pos]
     return (strong[pos],) if a is None else (strong[pos], a)
@@ -67,7 +79,6 @@ class LooseMatcher:
             anchor, second = sorted(words, key=lambda w: (use[w], -len(w), w))[:2]
             others = tuple(w for w in words if w != anchor)
             self._near.setdefault(anchor, {}).setdefault(second, []).append((keys, others))
-        self._near_keys = frozenset(w for c in content.values() for w in c)
 
     def scan(
         self, strong: Sequence[str], acr: Sequence[str | None], clause: Sequence[int]
@@ -102,23 +113,21 @@ class LooseMatcher:
     def _scan_reordered(self, strong, acr, clause) -> dict[tuple[str, ...], int]:
         """Per distinct key of the field (not per token), the phrases anchored there whose other
         content keys occur too, then each anchor occurrence with all of them close by."""
-        keys_used = self._near_keys
-        positions: dict[str, list[int]] = {}  # of the keys some reordered phrase uses
-        for seq in (strong, acr) if any(a is not None for a in acr) else (strong,):
-            for i, key in enumerate(seq):
-                if key in keys_used:
-                    if key in positions:
-                        positions[key].append(i)
-                    else:
-                        positions[key] = [i]
+        present = set(strong)
+        if any(a is not None for a in acr):
+            present.update(a for a in acr if a is not None)
         found: dict[tuple[str, ...], int] = {}
         near = self._near
-        for anchor in positions.keys() & near.keys():
+        positions: dict[str, list[int]] = {}  # of the keys candidates need, found in C
+        for anchor in present & near.keys():
             seconds = near[anchor]
-            for second in seconds.keys() & positions.keys():
+            for second in seconds.keys() & present:
                 for keys, others in seconds[second]:
-                    if len(others) > 1 and not all(o in positions for o in others):
+                    if len(others) > 1 and not all(o in present for o in others):
                         continue
+                    for key in (anchor, *others):
+                        if key not in positions:
+                            positions[key] = _positions(acr if key[0] == ACR else strong, key)
                     at = {o: positions[o] for o in others}
                     self._count_near(keys, at, positions[anchor], clause, found)
         return found
