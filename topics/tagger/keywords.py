@@ -35,15 +35,25 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from itertools import accumulate, chain, repeat
+from operator import itemgetter
 from pathlib import Path
 
 from .acronyms import agrees, find_definitions, taxonomy_expansions
 from .loose_match import LooseMatcher
 from .stemming import light_key, phrase_key
 from .taxonomy import TopicSpec
-from .text import acronym_form, is_acronym, stem, strip_tex, words, words_in_clauses
+from .text import (
+    CLAUSE_BREAKS,
+    acronym_form,
+    is_acronym,
+    stem,
+    strip_tex,
+    words,
+    words_and_breaks,
+)
 
+_PIECES = itemgetter(0)  # of a _word_entry: its (light, phrase, acronym) keys per hyphen piece
 ACR = "\x00"  # prefix of acronym keys, so that "a:GRPO" can never equal a lower-case word
 KIND_RANK = {"name": 0, "alias": 1, "keyword": 2}
 MATCHER_VERSION = "m2"  # bump when the matching rules change: cached phrase hits are refreshed
@@ -161,7 +171,10 @@ def phrase_variants(text: str) -> list[tuple[tuple[str, ...], bool]]:
 @lru_cache(maxsize=200_000)
 def _word_entry(word: str):
     """((light key, phrase key, acronym key or None) per hyphen piece, joined light key, joined
-    phrase key) of one text word; the joined keys only for a hyphenated word."""
+    phrase key) of one text word; the joined keys only for a hyphenated word; no piece for a
+    mark that ends a clause."""
+    if word in CLAUSE_BREAKS:
+        return (), None, None
     parts = word.split("-") if "-" in word else (word,)
     pieces = []
     for p in parts:
@@ -188,22 +201,23 @@ class TextKeys:
 
 
 def text_keys(text: str) -> TextKeys:
-    entries: list = []
-    clause: list[int] = []
-    for number, clause_words in enumerate(words_in_clauses(text)):
-        found = list(map(_word_entry, clause_words))
-        entries += found
-        clause += [number] * sum(len(e[0]) for e in found)
-    tokens = list(chain.from_iterable(e[0] for e in entries))
+    """Keys of one field's tokens, built with C-level passes (map, chain, accumulate): the
+    matcher's share of the tagging time is mostly here."""
+    items = words_and_breaks(text)
+    breaks = list(map(CLAUSE_BREAKS.__contains__, items))
+    clause_of_item: list[int] = list(accumulate(breaks, initial=0))[1:]  # ints, not bools
+    entries = list(map(_word_entry, items))
+    tokens = list(chain.from_iterable(map(_PIECES, entries)))
     light, strong, acr = (list(x) for x in zip(*tokens, strict=True)) if tokens else ([], [], [])
-    out = TextKeys(light, strong, acr, clause, {})
-    if any(e[1] is not None for e in entries):  # hyphenated words: their joined forms
-        position = 0
-        for e in entries:
-            if e[1] is not None:
-                out.compounds[position] = (e[1], e[2], len(e[0]))
-            position += len(e[0])
-    return out
+    lengths = list(map(len, map(_PIECES, entries)))
+    clause = list(chain.from_iterable(map(repeat, clause_of_item, lengths)))
+    compounds = {}
+    if len(tokens) != len(entries) - sum(breaks):
+        starts = list(accumulate(lengths, initial=0))
+        compounds = {
+            starts[k]: (e[1], e[2], lengths[k]) for k, e in enumerate(entries) if e[1] is not None
+        }
+    return TextKeys(light, strong, acr, clause, compounds)
 
 
 class KeywordMatcher:

@@ -32,6 +32,7 @@ STOP_KEYS = frozenset(
 GAP_BLOCKERS = frozenset(("and", "or", "nor", "but", "versus", "vs", "not"))
 MAX_REORDERED_WORDS = 3
 REORDER_SLACK = 2  # the content words lie within a span of (their number + this) tokens
+NEAR_REACH = MAX_REORDERED_WORDS + REORDER_SLACK - 1  # so two of them are at most this far apart
 
 
 def _matches(key: str, strong: Sequence[str], acr: Sequence[str | None], pos: int) -> bool:
@@ -72,13 +73,18 @@ class LooseMatcher:
         content = {k: tuple(dict.fromkeys(w for w in k if w not in STOP_KEYS)) for k in phrases}
         content = {k: c for k, c in content.items() if 2 <= len(c) <= MAX_REORDERED_WORDS}
         use = Counter(w for c in content.values() for w in c)
-        # anchor -> second key -> [(phrase, other content keys)]: a field looks up its keys'
-        # anchors and intersects (in C) the seconds with its own keys.
-        self._near: dict[str, dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]]] = {}
+        # (anchor, second) in both orders -> [(phrase, other content keys)]: the two keys that
+        # the fewest phrases share; a field intersects (in C) its pairs of keys at most
+        # NEAR_REACH tokens apart with these.
+        self._pairs: dict[tuple[str, str], list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
         for keys, words in content.items():
             anchor, second = sorted(words, key=lambda w: (use[w], -len(w), w))[:2]
             others = tuple(w for w in words if w != anchor)
-            self._near.setdefault(anchor, {}).setdefault(second, []).append((keys, others))
+            for pair in ((anchor, second), (second, anchor)):
+                self._pairs.setdefault(pair, []).append((keys, others))
+        self._anchor = {
+            keys: sorted(w, key=lambda x: (use[x], -len(x), x))[0] for keys, w in content.items()
+        }
 
     def scan(
         self, strong: Sequence[str], acr: Sequence[str | None], clause: Sequence[int]
@@ -111,23 +117,28 @@ class LooseMatcher:
         return gapped, reordered
 
     def _scan_reordered(self, strong, acr, clause) -> dict[tuple[str, ...], int]:
-        """Per distinct key of the field (not per token), the phrases anchored there whose other
-        content keys occur too, then each anchor occurrence with all of them close by."""
-        present = set(strong)
-        if any(a is not None for a in acr):
-            present.update(a for a in acr if a is not None)
+        """The phrases two of whose content keys occur at most ``NEAR_REACH`` tokens apart
+        (pairs of the field intersected with the index in C), then each occurrence of the
+        phrase's anchor with all its other content keys close by in the same clause."""
+        seq = strong
+        if any(a is not None for a in acr):  # an acronym token stands as its acronym key
+            seq = [s if a is None else a for s, a in zip(strong, acr, strict=True)]
+        near: set[tuple[str, str]] = set()
+        for d in range(1, NEAR_REACH + 1):
+            near.update(zip(seq, seq[d:], strict=False))
         found: dict[tuple[str, ...], int] = {}
-        near = self._near
-        positions: dict[str, list[int]] = {}  # of the keys candidates need, found in C
-        for anchor in present & near.keys():
-            seconds = near[anchor]
-            for second in seconds.keys() & present:
-                for keys, others in seconds[second]:
-                    if len(others) > 1 and not all(o in present for o in others):
-                        continue
-                    for key in (anchor, *others):
-                        if key not in positions:
-                            positions[key] = _positions(acr if key[0] == ACR else strong, key)
+        done: set[tuple[str, ...]] = set()
+        positions: dict[str, list[int]] = {}
+        for pair in near & self._pairs.keys():
+            for keys, others in self._pairs[pair]:
+                if keys in done:
+                    continue
+                done.add(keys)
+                anchor = self._anchor[keys]
+                for key in (anchor, *others):
+                    if key not in positions:
+                        positions[key] = _positions(seq, key)
+                if all(positions[o] for o in others):
                     at = {o: positions[o] for o in others}
                     self._count_near(keys, at, positions[anchor], clause, found)
         return found
