@@ -15,8 +15,8 @@ Besides exact occurrences, each reported as ``match`` in the hit:
 - ``acronym``: the paper defines an acronym (``reinforcement learning from human feedback
   (RLHF)``), and a later use of either form counts for a topic listing the other; a taxonomy
   acronym the paper defines as something else is not matched at all (:mod:`.acronyms`);
-- ``gapped`` and ``reordered`` (:mod:`.loose_match`): one extra word inside the phrase, or its
-  2-3 content words in any order close together in one clause.
+- ``gapped`` and ``reordered`` (:mod:`.loose_match`): one extra word inside the phrase, or (in
+  the title) its 2-3 content words in any order close together in one clause.
 
 A looser match is reported only when the same phrase has no stronger hit in the same field; the
 scorer weighs the kinds separately (features ``kw_gapped``, ``kw_reordered``). A phrase without
@@ -399,7 +399,9 @@ class KeywordMatcher:
             for keys, (count, other) in extra.get(where, {}).items():
                 listed = {ti for ti, _ in self._topics_of.get(other, ())}
                 self._add_hits(out, {keys: count}, where, "acronym", seen, {keys: listed})
-            gapped, reordered = self._loose.scan(tk.strong, tk.acr, tk.clause)
+            gapped, reordered = self._loose.scan(
+                tk.strong, tk.acr, tk.clause, reordered=where == "title"
+            )
             self._add_hits(out, gapped, where, "gapped", seen)
             self._add_hits(out, reordered, where, "reordered", seen)
         return out

@@ -6,7 +6,10 @@
   things, so ``and``/``or`` never fill the gap);
 - ``reordered``: the content words of a short phrase (2 or 3 words besides "of", "for", ...) in
   any order within a window of their number + 2 tokens of one clause, ``detection of anomalies
-  in logs`` for ``log anomaly detection``.
+  in logs`` for ``log anomaly detection``. The matcher looks for these in titles only: in
+  abstracts they were right half as often (20% of the hits clear on the training papers, 39% in
+  titles), cost a fifth of the tagging time, and leaving them out moved no out-of-fold figure
+  beyond noise (micro-F1 0.644 vs 0.645, ECE 0.033 vs 0.035).
 
 Both work on the inflection-stemmed keys of :mod:`topics.tagger.stemming`, from precompiled
 tables: gapped phrases by the two keys either side of the gap (a skip-bigram), reordered ones by
@@ -87,9 +90,15 @@ class LooseMatcher:
         }
 
     def scan(
-        self, strong: Sequence[str], acr: Sequence[str | None], clause: Sequence[int]
+        self,
+        strong: Sequence[str],
+        acr: Sequence[str | None],
+        clause: Sequence[int],
+        *,
+        reordered: bool = True,
     ) -> tuple[dict[tuple[str, ...], int], dict[tuple[str, ...], int]]:
-        """(gapped, reordered) occurrence counts per phrase keys in one field's tokens; a phrase
+        """(gapped, reordered) occurrence counts per phrase keys in one field's tokens (reordered
+        ones only when ``reordered``); a phrase
         found gapped is not also reported reordered."""
         gapped: dict[tuple[str, ...], int] = {}
         gaps = self._gapped
@@ -111,10 +120,10 @@ class LooseMatcher:
             for keys, g in gaps[pair]:
                 if self._rest_matches(keys, g, i, strong, acr, clause):
                     gapped[keys] = gapped.get(keys, 0) + 1
-        reordered = self._scan_reordered(strong, acr, clause)
+        near = self._scan_reordered(strong, acr, clause) if reordered else {}
         for keys in gapped:
-            reordered.pop(keys, None)
-        return gapped, reordered
+            near.pop(keys, None)
+        return gapped, near
 
     def _scan_reordered(self, strong, acr, clause) -> dict[tuple[str, ...], int]:
         """The phrases two of whose content keys occur at most ``NEAR_REACH`` tokens apart
