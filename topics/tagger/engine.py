@@ -42,6 +42,7 @@ from .inputs import (  # noqa: F401 (re-exported: the engine's public names)
     load_labelled_papers,
 )
 from .keywords import KeywordMatcher
+from .neighbours import build_memory
 from .scoring import ScorerParams, sigmoid
 from .selection import Hierarchy, select
 from .taxonomy import Taxonomy, TopicSpec, check_topic_specs
@@ -129,43 +130,19 @@ class Tagger:
     def set_neighbours(
         self, labelled: Iterable[tuple[Any, Iterable[str]]] | NeighbourMemory | None
     ) -> int:
-        """Replace the labelled papers used for kNN candidates and the ``knn_*`` and
-        ``base_rate`` features: ``[(paper, slugs), ...]`` (slugs that clearly apply; ancestors
-        are added, unknown slugs ignored) or a memory from :meth:`neighbour_memory`. A paper is
-        never its own neighbour (same id). Returns how many labelled papers are kept."""
+        """Replace the labelled papers used for kNN candidates and the ``knn_*``, ``base_rate``
+        and ``phrase_missing`` features (the papers' phrases are matched here): ``[(paper,
+        slugs), ...]`` (slugs that clearly apply; ancestors are added, unknown slugs ignored)
+        or a memory from :meth:`neighbour_memory`. A paper is never its own neighbour (same
+        id). Returns how many labelled papers are kept."""
         if labelled is None or isinstance(labelled, NeighbourMemory):
             with self._lock:
                 self.index.neighbours = labelled
             return len(labelled) if labelled is not None else 0
-        items, cached = [], []
-        fingerprint = self.embedding_fingerprint()
-        for paper, slugs in labelled:
-            p = PaperInput.coerce(paper)
-            known = [self.index.pos[s] for s in slugs if s in self.index.pos]
-            if known:
-                items.append((p, known))
-                vec = None
-                if isinstance(paper, Mapping) and paper.get("embedding") == fingerprint:
-                    vec = paper.get("vec")
-                cached.append(vec)
-        if not items:
-            with self._lock:
-                self.index.neighbours = None
-            return 0
-        if all(isinstance(v, str) for v in cached):  # vectors cached by fit_tagger
-            vecs = np.stack([decode_vector(str(v)) for v in cached]).astype(np.float32)
-            vecs = normalize_rows(vecs)
-        else:
-            vecs = self._vectors([p for p, _ in items])[0]
-        labels = np.zeros((len(items), len(self.topics)), dtype=np.float32)
-        for r, (_, known) in enumerate(items):
-            for j in known:
-                labels[r, j] = 1.0
-                labels[r, list(self.hierarchy.ancestors(j))] = 1.0
-        memory = NeighbourMemory(vecs, labels, [p.id for p, _ in items])
+        memory = build_memory(self, labelled)
         with self._lock:
             self.index.neighbours = memory
-        return len(items)
+        return len(memory) if memory is not None else 0
 
     def set_heads(
         self,

@@ -17,6 +17,7 @@ import numpy as np
 from .heads import HeadView
 from .keywords import Hit
 from .memory import ExampleMemory, NeighbourMemory, normalize_rows  # noqa: F401 (re-export)
+from .phrase_features import combined_features, phrase_features
 from .taxonomy import TopicSpec
 
 FEATURES: tuple[str, ...] = (
@@ -27,6 +28,7 @@ FEATURES: tuple[str, ...] = (
     "sim_gap",  # combined similarity minus the paper's best (<= 0)
     "sib_gap",  # combined similarity minus the best sibling's (<= 0; 0 = best of its siblings)
     "parent_sim",  # combined similarity of the parent (of itself for an area): context support
+    # (kw_*: exact occurrences of names/aliases/keywords, an acronym the paper defines included)
     "kw_title",  # a name/alias/keyword occurs in the title (its quality: < 1 for common words)
     "kw_abstract",  # log(1 + occurrences in the abstract, weighted by quality x specificity)
     "kw_name",  # the topic's name or an alias (not only a keyword) occurs (its quality)
@@ -43,6 +45,12 @@ FEATURES: tuple[str, ...] = (
     "base_rate",  # log(1 + labelled papers carrying the topic); 0 if none or no labelled papers
     "head",  # the topic's supervised head: SVM decision value (heads.py); 0 if it has none
     "head_known",  # 1 if the topic has a head (enough labelled papers), else 0
+    # (phrase_features.py: looser phrase matches, and evidence that should not decide alone)
+    "kw_gapped",  # a phrase with one extra word inside (quality x specificity; abstract: half)
+    "kw_reordered",  # a short phrase's content words in another order, close together (same)
+    "kw_area_gap",  # phrase evidence x how far the topic's area is behind the best area (<= 0)
+    "knn_no_phrase",  # knn_vote when the paper uses none of the topic's phrases, even loosely
+    "phrase_missing",  # no phrase of the topic here, though most of its labelled papers use one
 )
 FEATURE_INDEX = {f: i for i, f in enumerate(FEATURES)}
 Z_STD_FLOOR = 0.02
@@ -92,6 +100,11 @@ class TopicIndex:
                 self.depth[j] = self.depth[p] + 1
         self.is_area = (self.parent < 0).astype(np.float32)
         self.parent_or_self = np.where(self.parent >= 0, self.parent, np.arange(n))
+        self.areas = np.flatnonzero(self.parent < 0)
+        self.area_of = np.arange(n)  # each topic's area (root), parents coming first
+        for j, p in enumerate(self.parent):
+            if p >= 0:
+                self.area_of[j] = self.area_of[p]
         self.rocchio = dict(rocchio)
 
         texts = [topic_texts(t) for t in self.topics]
@@ -236,30 +249,7 @@ def compute_features(
     sib_gap = comb - sib_max[:, index.sib_group]
     parent_sim = comb[:, index.parent_or_self]
 
-    kw_title = np.zeros((n, t), dtype=np.float32)
-    kw_abstract = np.zeros((n, t), dtype=np.float32)
-    kw_name = np.zeros((n, t), dtype=np.float32)
-    kw_spec = np.zeros((n, t), dtype=np.float32)
-    kw_any = np.zeros((n, t), dtype=np.float32)
-    for i, hits in enumerate(batch.hits):
-        for j, hs in hits.items():
-            n_abs = 0.0
-            title = name = spec = best = 0.0
-            for h in hs:
-                q = h.quality
-                best = max(best, q)
-                if h.where == "title":
-                    title = max(title, q)
-                else:
-                    n_abs += q * h.specificity * h.count
-                if h.kind != "keyword":
-                    name = max(name, q)
-                spec = max(spec, h.specificity * q)
-            kw_title[i, j] = title
-            kw_name[i, j] = name
-            kw_abstract[i, j] = np.log1p(min(n_abs, 20.0))
-            kw_spec[i, j] = spec
-            kw_any[i, j] = best
+    kw = phrase_features(batch.hits, t)
 
     cat_match = np.zeros((n, t), dtype=np.float32)
     cat_miss = np.zeros((n, t), dtype=np.float32)
@@ -297,9 +287,11 @@ def compute_features(
         knn_sim = np.clip(knn_near - EX_BASELINE, 0, None)
         knn_cand &= knn_vote >= float(candidates_cfg.get("knn_min_vote", 0.0))
         base_rate = nb.base_rate(ids)
+        phrase_rate: np.ndarray | None = nb.phrase_rate(ids)
     else:
         knn_vote = knn_sim = base_rate = zeros
         knn_cand = None
+        phrase_rate = None
 
     head_candidates = None
     if batch.head is not None and batch.head_known is not None:
@@ -315,11 +307,7 @@ def compute_features(
         "sim_gap": sim_gap,
         "sib_gap": sib_gap,
         "parent_sim": parent_sim,
-        "kw_title": kw_title,
-        "kw_abstract": kw_abstract,
-        "kw_name": kw_name,
-        "kw_spec": kw_spec,
-        "kw_any": kw_any,
+        **kw,
         "cat_match": cat_match,
         "cat_miss": cat_miss,
         "ex_sim": ex_sim.astype(np.float32),
@@ -332,9 +320,10 @@ def compute_features(
         "head": head,
         "head_known": head_known,
     }
+    values.update(combined_features(values, comb, index.area_of, index.areas, phrase_rate))
 
     # Candidate generation: top-k by each similarity, every keyword hit, nearest examples.
-    cand = (kw_title > 0) | (kw_abstract > 0)
+    cand = (kw["kw_any"] > 0) | (kw["kw_gapped"] > 0) | (kw["kw_reordered"] > 0)
     has_vec = np.any(vec, axis=1)
     has_title = np.any(tvec, axis=1)
     for mat, k, rows_ok in (

@@ -96,12 +96,21 @@ class NeighbourMemory:
     A paper never counts as its own neighbour: rows whose id equals the queried paper's id are
     skipped, so the training papers' own features stay honest (leave-one-out)."""
 
-    def __init__(self, vecs: np.ndarray, labels: np.ndarray, ids: Sequence[str]):
+    def __init__(
+        self,
+        vecs: np.ndarray,
+        labels: np.ndarray,
+        ids: Sequence[str],
+        named: np.ndarray | None = None,
+    ):
         self.vecs = np.ascontiguousarray(vecs, dtype=np.float32)
         self.labels = np.ascontiguousarray(labels, dtype=np.float32)  # (M, T) 0/1
         self.ids = [str(i) for i in ids]
         self.row_of = {pid: r for r, pid in enumerate(self.ids) if pid}
         self.counts = self.labels.sum(axis=0)  # (T,) labelled papers per topic
+        # (M, T) 0/1: the paper carries the topic and uses one of its phrases (None: unknown).
+        self.named = None if named is None else np.asarray(named, dtype=bool) & (self.labels > 0)
+        self.named_counts = None if self.named is None else self.named.sum(axis=0)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -119,6 +128,20 @@ class NeighbourMemory:
             if r is not None:
                 counts[i] -= self.labels[r]
         return np.log1p(counts).astype(np.float32)
+
+    def phrase_rate(self, ids: Sequence[str]) -> np.ndarray | None:
+        """(N, T) share of the labelled papers carrying a topic that use one of its phrases
+        (smoothed towards 1/2: (named + 1) / (carrying + 2)), the paper itself left out; None
+        when the memory does not know which papers use the phrases."""
+        if self.named is None or self.named_counts is None:
+            return None
+        named = np.repeat(self.named_counts[None, :].astype(np.float32), len(ids), axis=0)
+        counts = np.repeat(self.counts[None, :], len(ids), axis=0)
+        for i, r in enumerate(self.rows(ids)):
+            if r is not None:
+                named[i] -= self.named[r]
+                counts[i] -= self.labels[r]
+        return ((named + 1.0) / (counts + 2.0)).astype(np.float32)
 
     def query(
         self, vecs: np.ndarray, ids: Sequence[str], k: int

@@ -88,7 +88,8 @@ class ScorerParams:
             fallback = cls.from_dict({**fallback, **shared})
         return cls(
             fallback=fallback,
-            weights={f: float(v) for f, v in data.get("features", {}).items()},
+            # Every feature, 0 for one the file predates (a scorer fitted before it existed).
+            weights={f: float(data.get("features", {}).get(f, 0.0)) for f in FEATURES},
             bias=float(data.get("bias", 0.0)),
             platt=tuple(float(x) for x in data.get("platt", (1.0, 0.0))),  # type: ignore[arg-type]
             version=str(data.get("version", "unversioned")),

@@ -82,6 +82,10 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u20
 _TOKEN = re.compile(r"[^\W_]+(?:\.[^\W_]+)*")
 # Words: tokens joined by hyphens ("pre-training", "GPT-4o") as one match.
 _WORD = re.compile(r"[^\W_]+(?:[.-][^\W_]+)*")
+_CLAUSE_BREAK = re.compile(r"[,;:!?]|\.(?!\w)")
+# Words (as _WORD) and, between them, the marks that end a clause (as _CLAUSE_BREAK), in order.
+_WORD_OR_BREAK = re.compile(r"[^\W_]+(?:[.-][^\W_]+)*|[,;:!?]|\.(?!\w)")
+CLAUSE_BREAKS = frozenset(",;:!?.")
 _ACRONYM_PLURAL = re.compile(r"^([A-Z0-9][A-Za-z0-9]*[A-Z0-9])s$")
 
 
@@ -173,3 +177,23 @@ def normalize_phrase(text: str) -> str:
 def words(text: str) -> list[str]:
     """Hyphenated words of already-cleaned text, case kept (``pre-training`` is one word)."""
     return _WORD.findall(fold(text))
+
+
+def words_and_breaks(text: str) -> list[str]:
+    """Hyphenated words as :func:`words` gives them, with the marks that end a clause between
+    them (``,;:!?`` or a full stop before a space; see :func:`words_in_clauses`)."""
+    return _WORD_OR_BREAK.findall(fold(text))
+
+
+def words_in_clauses(text: str) -> list[list[str]]:
+    """Hyphenated words grouped by clause: a clause ends at ``,;:!?`` or a full stop before a
+    space, so that near-by words can be told apart from words that only happen to be close
+    across a comma or a sentence end. Brackets do not end one: "key-value (KV) cache" is one
+    phrase."""
+    out: list[list[str]] = [[]]
+    for item in words_and_breaks(text):
+        if item in CLAUSE_BREAKS:
+            out.append([])
+        else:
+            out[-1].append(item)
+    return out

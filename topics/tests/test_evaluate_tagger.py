@@ -159,6 +159,36 @@ def test_labelled_papers_file_is_deterministic_and_its_cached_vectors_fit(tmp_pa
     assert np.allclose(cached, tagger.neighbour_memory().vecs, atol=2e-3)
 
 
+def test_labelled_papers_cache_the_topics_they_name_for_the_same_phrase_index(
+    tmp_path, monkeypatch
+):
+    import numpy as np
+
+    from topics.services.taxonomy import TAXONOMY_DIR
+    from topics.tagger import Tagger, load_taxonomy_files, neighbours
+    from topics.tagger.engine import load_labelled_papers
+    from topics.tagger.training.pipeline import write_labelled
+
+    tagger = Tagger(load_taxonomy_files(TAXONOMY_DIR).topics, neighbours=())
+    labelled = [(PaperInput.coerce(p), ["graph-neural-networks"]) for p in _train_papers(6)]
+    path = tmp_path / "labelled.jsonl.gz"
+    write_labelled(path, labelled, tagger)
+    rows = load_labelled_papers(path)
+    assert all(r["phrases"] == tagger.matcher.fingerprint for r, _ in rows)
+    tagger.set_neighbours(labelled)  # matched afresh
+    fresh = tagger.neighbour_memory().named.copy()
+    matched = []
+    original = neighbours.phrase_topics
+    monkeypatch.setattr(
+        neighbours, "phrase_topics", lambda t, ps: matched.extend(ps) or original(t, ps)
+    )
+    tagger.set_neighbours(rows)  # from the cache: nothing matched
+    assert not matched
+    assert np.array_equal(tagger.neighbour_memory().named, fresh)
+    tagger.set_neighbours([({**r, "phrases": "old"}, t) for r, t in rows])  # another index
+    assert len(matched) == 6
+
+
 def _train_papers(n: int) -> list[dict]:
     from topics.evaluation import load_set
 

@@ -365,6 +365,14 @@ def test_labelled_papers_give_knn_candidates_features_and_leave_themselves_out(e
     assert feats[1]["diffusion"]["knn_vote"] > 0  # from n2, not from itself
     assert feats[1]["gnn"]["base_rate"] < feats[0]["gnn"]["base_rate"]
     assert "diffusion" in tagger.candidate_slugs([query])[0]  # a kNN candidate
+    # the labelled GNN papers name their topic, the one "diffusion" paper does not: a paper
+    # that names no GNN phrase misses what most GNN papers say
+    assert memory.named[memory.row_of[GNN_PAPER.id], j["gnn"]]
+    plain = PaperInput("q2", "A study of networks", "We study some networks.")
+    missing = tagger.pair_features([plain], [["gnn", "diffusion"]])[0]
+    assert missing["gnn"]["phrase_missing"] == pytest.approx((2 + 1) / (2 + 2))
+    assert missing["diffusion"]["phrase_missing"] == pytest.approx((0 + 1) / (1 + 2))
+    assert feats[0]["gnn"]["phrase_missing"] == 0  # the query names it
 
     # no labelled papers, or knn_k 0: the kNN features are 0
     tagger.set_neighbours([])
@@ -411,3 +419,14 @@ def test_an_implied_ancestor_keeps_its_own_score_and_is_no_chip(tagger):
 
 def by_slug_score(tags, slug: str) -> float:
     return next(t.score for t in tags if t.slug == slug)
+
+
+def test_loose_phrase_matches_make_candidates_with_their_own_features(tagger):
+    # "machine translation" in another order: no exact phrase of "mt", a reordered one.
+    paper = PaperInput(
+        "x-loose", "Translation by machine of rare languages", "We translate text.", ("cs.CL",)
+    )
+    feats = tagger.pair_features([paper], [["mt"]])[0]["mt"]
+    assert feats["kw_any"] == 0.0
+    assert feats["kw_reordered"] > 0.0
+    assert "mt" in tagger.candidate_slugs([paper])[0]

@@ -36,7 +36,7 @@ from topics.tagger.embedding import (
     STATIC_MODEL_DIR,
     StaticEmbedder,
 )
-from topics.tagger.keywords import WORD_STATS_FILE, text_keys
+from topics.tagger.keywords import WORD_STATS_FILE, stat_keys
 from topics.tagger.text import MAX_ABSTRACT_CHARS, clean
 from topics.tagger.tools.rss_corpus import read_corpus
 
@@ -88,7 +88,7 @@ def main() -> int:
     unit = embedder.postprocess(x_all)
     rows: dict[str, list[int]] = {}
     for i, text in enumerate(texts):
-        for word in set(text_keys(text)[0]):
+        for word in set(stat_keys(text)):
             rows.setdefault(word, []).append(i)
     coherence = {}
     for word, idx in sorted(rows.items()):

@@ -27,6 +27,7 @@ from topics.tagger.heads import (
     fit_heads,
     paper_terms,
 )
+from topics.tagger.neighbours import phrase_topics
 from topics.tagger.scoring import SCORER_PATH, ScorerParams, fit_scorer
 from topics.tagger.taxonomy import load_taxonomy_files
 from topics.tagger.text import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, clean
@@ -309,7 +310,8 @@ def label_digest(names: list[str]) -> str:
 
 def labelled_rows(labelled, tagger=None) -> list[dict]:
     """JSON rows of the labelled papers; with ``tagger``, each with its cached vector (float16,
-    base64) and the fingerprint of the embedding pipeline it is valid for."""
+    base64) and the fingerprint of the embedding pipeline it is valid for, and the topics whose
+    phrases it uses (``named``) with the fingerprint of the phrase index (``phrases``)."""
     rows = [
         {
             "id": p.id,
@@ -323,9 +325,12 @@ def labelled_rows(labelled, tagger=None) -> list[dict]:
     if tagger is not None and rows:
         fingerprint = tagger.embedding_fingerprint()
         vecs = tagger.embed([p for p, _ in labelled])
-        for row, vec in zip(rows, vecs, strict=True):
+        named = phrase_topics(tagger, [p for p, _ in labelled])
+        for row, vec, topics in zip(rows, vecs, named, strict=True):
             row["embedding"] = fingerprint
             row["vec"] = encode_vector(vec)
+            row["phrases"] = tagger.matcher.fingerprint
+            row["named"] = [tagger.topics[j].slug for j in topics]
     return rows
 
 
