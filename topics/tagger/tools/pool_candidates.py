@@ -11,6 +11,8 @@ what makes its recall measurable (issue 4); it changes no scorer.
 
     .venv/bin/python -m topics.tagger.tools.pool_candidates --set train \
         --top 12 --parts 7 --out /tmp/pool
+    .venv/bin/python -m topics.tagger.tools.pool_candidates --set train --top 10 --parts 8 \
+        --papers topics/evaluation/train/papers/03-batch-h.jsonl --out /tmp/pool-h
     .venv/bin/python -m topics.tagger.tools.pool_candidates --set gold \
         --variant old/scorer.json,old/labelled_papers.jsonl.gz --top 12 --parts 7 --out /tmp/gold
 """
@@ -50,6 +52,13 @@ def main() -> None:
         help="comma-separated slugs: pool only these topics (e.g. the ones a taxonomy version "
         "added), wherever they are among a variant's top candidates",
     )
+    parser.add_argument(
+        "--papers",
+        type=Path,
+        action="append",
+        default=[],
+        help="pool only the papers of these JSONL files (e.g. a new batch's papers file)",
+    )
     args = parser.parse_args()
 
     taxonomy = load_taxonomy_files(TAXONOMY_DIR)
@@ -71,8 +80,15 @@ def main() -> None:
             parent = specs[parent].parent
         return out
 
+    wanted: set[str] = set()
+    for path in args.papers:
+        with path.open(encoding="utf-8") as fh:
+            wanted |= {str(json.loads(line)["id"]) for line in fh if line.strip()}
+
     pools = []
     for paper in labelled_set.papers:
+        if wanted and str(paper["id"]) not in wanted:
+            continue
         label = labelled_set.labels[str(paper["id"])]
         judged = set(label.topics) | set(label.acceptable) | set(label.rejected)
         for slug in label.topics:
