@@ -11,6 +11,11 @@ pool's full size.
 
     .venv/bin/python -m topics.tagger.tools.audit_pools pools --names ../shared/TOPICS.md --out DIR
     .venv/bin/python -m topics.tagger.tools.audit_pools table --pools DIR --verdicts DIR
+
+A verdict says whether a topic applies to a paper, whatever tagger listed it, so a later audit
+reuses the earlier ones: ``pools --reuse OLD_VERDICTS_DIR`` also writes ``DIR/todo/`` with only
+the (topic, paper) pairs nobody judged yet, for the judges, and ``table`` takes several
+``--verdicts`` folders.
 """
 
 from __future__ import annotations
@@ -31,7 +36,29 @@ SAMPLE_DIR = ROOT / "data" / "sample" / "rss"
 PAGE, POOL = 20, 15
 
 
-def pools(names: Path, out: Path, parts: int) -> None:
+def read_verdicts(folders: list[Path]) -> dict[tuple[str, str], str]:
+    """(topic, paper id) -> "yes" / "no" from every ``verdicts_*.jsonl`` of the folders (a later
+    folder's verdict wins)."""
+    verdicts: dict[tuple[str, str], str] = {}
+    for folder in folders:
+        for path in sorted(folder.glob("verdicts_*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    verdicts[(row["topic"], row["id"])] = row["verdict"]
+    return verdicts
+
+
+def write_parts(blocks: list[dict[str, Any]], out: Path, parts: int) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    size = -(-len(blocks) // parts)
+    for n in range(parts):
+        with open(out / f"audit_{n + 1:02d}.jsonl", "w", encoding="utf-8") as fh:
+            for block in blocks[n * size : (n + 1) * size]:
+                fh.write(json.dumps(block, ensure_ascii=False) + "\n")
+
+
+def pools(names: Path, out: Path, parts: int, reuse: list[Path]) -> None:
     taxonomy = load_taxonomy_files(TAXONOMY_DIR)
     specs = {t.slug: t for t in taxonomy.topics}
     by_name = {t.name: t.slug for t in taxonomy.topics}
@@ -78,27 +105,26 @@ def pools(names: Path, out: Path, parts: int) -> None:
                 ],
             }
         )
-    out.mkdir(parents=True, exist_ok=True)
-    size = -(-len(blocks) // parts)
-    for n in range(parts):
-        with open(out / f"audit_{n + 1:02d}.jsonl", "w", encoding="utf-8") as fh:
-            for block in blocks[n * size : (n + 1) * size]:
-                fh.write(json.dumps(block, ensure_ascii=False) + "\n")
+    write_parts(blocks, out, parts)
     print(f"{len(blocks)} topics, {sum(len(b['papers']) for b in blocks)} papers to judge")
+    if reuse:
+        known = read_verdicts(reuse)
+        todo = [
+            {**b, "papers": [p for p in b["papers"] if (b["topic"], p["id"]) not in known]}
+            for b in blocks
+        ]
+        todo = [b for b in todo if b["papers"]]
+        write_parts(todo, out / "todo", parts)
+        print(f"{sum(len(b['papers']) for b in todo)} of them not judged before ({out / 'todo'})")
 
 
-def table(pool_dir: Path, verdict_dir: Path) -> None:
+def table(pool_dir: Path, verdict_dirs: list[Path]) -> None:
     blocks = {}
     for path in sorted(pool_dir.glob("audit_*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             block = json.loads(line)
             blocks[block["topic"]] = block
-    verdicts: dict[tuple[str, str], str] = {}
-    for path in sorted(verdict_dir.glob("verdicts_*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                verdicts[(row["topic"], row["id"])] = row["verdict"]
+    verdicts = read_verdicts(verdict_dirs)
     rows, precisions, recalls = [], [], []
     for slug, block in sorted(blocks.items()):
         page = [p for p in block["papers"] if p["kind"] == "page"]
@@ -144,12 +170,13 @@ def main() -> None:
     p.add_argument("--names", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--parts", type=int, default=8)
+    p.add_argument("--reuse", type=Path, action="append", default=[], help="earlier verdicts")
     t = sub.add_parser("table")
     t.add_argument("--pools", type=Path, required=True)
-    t.add_argument("--verdicts", type=Path, required=True)
+    t.add_argument("--verdicts", type=Path, action="append", required=True)
     args = parser.parse_args()
     if args.step == "pools":
-        pools(args.names, args.out, args.parts)
+        pools(args.names, args.out, args.parts, args.reuse)
     else:
         table(args.pools, args.verdicts)
 
