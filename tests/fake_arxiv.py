@@ -30,12 +30,14 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 from lxml import etree
+
+from tests.local_server import LocalServer
 
 FIXTURES = Path(__file__).resolve().parent.parent / "papers" / "tests" / "fixtures"
 
@@ -95,10 +97,11 @@ class _Reply:
     content_type: str = "application/xml; charset=utf-8"
 
 
-class FakeArxiv:
+class FakeArxiv(LocalServer):
     """The fake server; a context manager that listens on 127.0.0.1 at a free port."""
 
     def __init__(self, *, stall_seconds: float = 3.0, gzip_responses: bool = True) -> None:
+        super().__init__(_Handler)
         self.stall_seconds = stall_seconds
         self.gzip_responses = gzip_responses
         self.rss_feeds = dict(RSS_FEEDS)
@@ -107,34 +110,10 @@ class FakeArxiv:
         self.requests: list[RecordedRequest] = []
         self._faults: deque[tuple[str, str | None]] = deque()
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # --- lifecycle ------------------------------------------------------------------------------
-    def __enter__(self) -> FakeArxiv:
-        handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
-        # A short poll interval makes shutdown() quick; tests start and stop many servers.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stopping.set()  # wakes handlers that stall for the "timeout" fault
-        assert self._server is not None
-        self._server.shutdown()
-        self._server.server_close()
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "use FakeArxiv as a context manager"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.root_url
 
     @property
     def oai_url(self) -> str:

@@ -25,8 +25,10 @@ import struct
 import threading
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
+
+from tests.local_server import LocalServer
 
 
 @dataclass(frozen=True)
@@ -81,38 +83,18 @@ def work_json(arxiv_id: str, number: int, authors, cited_by_count: int) -> dict:
     }
 
 
-class FakeOpenAlex:
+class FakeOpenAlex(LocalServer):
     def __init__(self, *, stall_seconds: float = 2.0) -> None:
+        super().__init__(_Handler)
         self.stall_seconds = stall_seconds
         self.works: dict[str, dict] = {}  # by lower-cased DOI
         self.requests: list[RecordedRequest] = []
         self._faults: deque[str] = deque()
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-
-    def __enter__(self) -> FakeOpenAlex:
-        handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
-        thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stopping.set()
-        assert self._server is not None
-        self._server.shutdown()
-        self._server.server_close()
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "use FakeOpenAlex as a context manager"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.root_url
 
     def add_work(self, arxiv_id: str, *, authors, cited_by_count: int = 0) -> None:
         doi = f"10.48550/arxiv.{arxiv_id}".lower()

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.local_server import LocalServer
 
 _BLOCK = re.compile(r"<(passage|question)\b[^>]*>.*?</\1>", re.S)
 _PASSAGE = re.compile(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', re.S)
@@ -47,38 +48,19 @@ def fake_answer(messages: list[dict]) -> str:
     return f"{first.rstrip('.')} [{best[0]}]."
 
 
-class FakeLlm:
+class FakeLlm(LocalServer):
     def __init__(self) -> None:
+        super().__init__(_Handler)
         self.requests: list[dict] = []  # the JSON bodies received
         self.headers: list[dict] = []
         self.script: str | None = None
         self.fail_with: int | None = None
         self.chunk_delay = 0.0
         self.stall_first = 0.0  # seconds before the first byte
-        self._server: ThreadingHTTPServer | None = None
-        self._stopping = threading.Event()
-
-    def __enter__(self) -> FakeLlm:
-        handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
-        threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        ).start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stopping.set()
-        assert self._server is not None
-        self._server.shutdown()
-        self._server.server_close()
 
     @property
     def url(self) -> str:
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.root_url}/v1"
 
 
 class _Handler(BaseHTTPRequestHandler):

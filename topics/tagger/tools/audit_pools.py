@@ -108,9 +108,9 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path]) -> None:
     write_parts(blocks, out, parts)
     print(f"{len(blocks)} topics, {sum(len(b['papers']) for b in blocks)} papers to judge")
     if reuse:
-        known = read_verdicts(reuse)
+        judged = read_verdicts(reuse)
         todo = [
-            {**b, "papers": [p for p in b["papers"] if (b["topic"], p["id"]) not in known]}
+            {**b, "papers": [p for p in b["papers"] if (b["topic"], p["id"]) not in judged]}
             for b in blocks
         ]
         todo = [b for b in todo if b["papers"]]
