@@ -285,12 +285,14 @@
   async function start() {
     root.dataset.paperscope = 'loading';
     root.dataset.paperscopeStart = started.toFixed(1);
-    const entries = findEntries();
-    if (!entries.length) {
+    // The lookup leaves as soon as the ids are read; the entries are found while it is away.
+    const scan = PS.pages.scan(document, pageKind, location);
+    if (!scan.ids.length) {
       root.dataset.paperscope = 'empty';
       return;
     }
-    const answered = lookup(unique(entries.map((entry) => entry.id)));
+    const answered = lookup(unique(scan.ids));
+    const entries = scan.entries();
     const prepared = prepare(entries);
     await answered;
     root.dataset.paperscopeLookupMs = (performance.now() - started).toFixed(1);

@@ -23,8 +23,19 @@
     return lastServer.base;
   }
 
-  // From a base safeServer() already checked (null: no link).
-  const topicHref = (base, slug) => (base ? `${base}/topics/${encodeURIComponent(slug)}/` : null);
+  // From a base safeServer() already checked (null: no link). A listing links the same few dozen
+  // topics 6,000 times: each address is made once.
+  const hrefs = new Map();
+  function topicHref(base, slug) {
+    if (!base) return null;
+    const key = `${base}\u0000${slug}`;
+    let href = hrefs.get(key);
+    if (href === undefined) {
+      href = `${base}/topics/${encodeURIComponent(slug)}/`;
+      hrefs.set(key, href);
+    }
+    return href;
+  }
 
   function topicUrl(server, slug) {
     return topicHref(safeServer(server), slug);
@@ -35,13 +46,14 @@
   }
 
   function chipTitle(tag) {
-    const parts = [tag.name];
-    if (tag.area) parts.push(`area: ${tag.area}`);
-    if (typeof tag.score === 'number') parts.push(`score ${tag.score.toFixed(2)}`);
-    return parts.join(' · ');
+    let title = tag.name;
+    if (tag.area) title += ` · area: ${tag.area}`;
+    if (typeof tag.score === 'number') title += ` · score ${tag.score.toFixed(2)}`;
+    return title;
   }
 
   // -> {state: 'tagged'|'untagged'|'pending'|'unknown'|'error', chips, more, followed}
+  // One loop over the tags (called 2,000 times on a big listing).
   function forPaper(paper, { server, followed = new Set(), pending = false, notFound = false, error = null, maxChips = MAX_CHIPS }) {
     if (!paper) {
       const state = pending ? 'pending' : notFound ? 'unknown' : error ? 'error' : 'pending';
@@ -51,22 +63,20 @@
     const base = checkedServer(server);
     // Only the chips, in the server's order: never an area, never a parent a chip implies. A
     // server from before the flags sends none: then every tag, as before.
-    const flagged = tags.some((tag) => typeof tag.shown === 'boolean');
-    const shown = flagged ? tags.filter((tag) => tag.shown === true) : tags;
-    const chips = shown.slice(0, maxChips).map((tag) => ({
-      text: tag.name,
-      href: topicHref(base, tag.slug),
-      title: chipTitle(tag),
-      slug: tag.slug,
-      followed: isFollowed(tag, followed),
-    }));
-    return {
-      state: tags.length ? 'tagged' : 'untagged',
-      chips,
-      more: Math.max(0, shown.length - maxChips),
-      // A paper in a followed topic stands out even when that topic is implied, not a chip.
-      followed: tags.some((tag) => isFollowed(tag, followed)),
-    };
+    let flagged = false;
+    for (const tag of tags) flagged ||= typeof tag.shown === 'boolean';
+    const chips = [];
+    let shown = 0;
+    // A paper in a followed topic stands out even when that topic is implied, not a chip.
+    let anyFollowed = false;
+    for (const tag of tags) {
+      const tagFollowed = followed.size > 0 && isFollowed(tag, followed);
+      anyFollowed ||= tagFollowed;
+      if (flagged && tag.shown !== true) continue;
+      shown += 1;
+      if (chips.length < maxChips) chips.push({ text: tag.name, href: topicHref(base, tag.slug), title: chipTitle(tag), slug: tag.slug, followed: tagFollowed });
+    }
+    return { state: tags.length ? 'tagged' : 'untagged', chips, more: Math.max(0, shown - maxChips), followed: anyFollowed };
   }
 
   // A paper as the service worker sends it (background/lookup.js forPage): [topic, score, shown]

@@ -27,15 +27,21 @@
   }
 
   // dt/dd pairs: listing pages, author pages, and conference indexes inside /html/ pages.
-  function listingEntries(root) {
+  const LISTING_LINKS = 'dt a[title="Abstract"], dt > a[href*="/abs/"]:not([title])';
+
+  function listingIds(root, links) {
+    const base = root.baseURI ?? undefined;
+    return links.map((link) => PS.ids.fromHref(link.getAttribute('href'), base) ?? PS.ids.parse(link.id));
+  }
+
+  function listingEntries(root, links = [...root.querySelectorAll(LISTING_LINKS)], parsed = listingIds(root, links)) {
     const out = [];
-    for (const link of root.querySelectorAll('dt a[title="Abstract"], dt > a[href*="/abs/"]:not([title])')) {
-      const dt = link.closest('dt');
+    for (let i = 0; i < links.length; i += 1) {
+      const dt = links[i].closest('dt');
       const dd = dt.nextElementSibling?.tagName === 'DD' ? dt.nextElementSibling : null;
-      const parsed = PS.ids.fromHref(link.getAttribute('href'), root.baseURI ?? undefined) ?? PS.ids.parse(link.id);
       const meta = dd?.querySelector('div.meta') ?? dd;
       const after = meta?.querySelector('div.list-subjects') ?? meta?.querySelector('div.list-authors') ?? meta?.lastElementChild;
-      const found = entry(parsed, [dt, dd].filter(Boolean), after, dt);
+      const found = entry(parsed[i], dd ? [dt, dd] : [dt], after, dt);
       if (found) out.push(found);
     }
     return out;
@@ -69,5 +75,19 @@
     return [];
   }
 
-  PS.pages = { kind, entries };
+  // The ids first, the entries when asked: on a listing the ids come from one pass over the
+  // abstract links, so the lookup can leave before the 2,000 entries are looked for around them
+  // (closest() and two querySelector() each); the entries are then found from the same links.
+  function scan(doc, pageKind, loc) {
+    if (pageKind !== 'listing') {
+      const found = entries(doc, pageKind, loc);
+      return { ids: found.map((item) => item.id), entries: () => found };
+    }
+    const root = doc.querySelector('#dlpage') ?? doc;
+    const links = [...root.querySelectorAll(LISTING_LINKS)];
+    const parsed = listingIds(root, links);
+    return { ids: parsed.filter(Boolean).map((item) => item.id), entries: () => listingEntries(root, links, parsed) };
+  }
+
+  PS.pages = { kind, entries, scan };
 })();

@@ -82,7 +82,7 @@
   // title (which carries the paper's score), not five node and attribute writes.
   function chip(doc, view) {
     const made = template(doc);
-    const key = [view.followed, view.slug, view.href, view.text].join('\u0000');
+    const key = `${view.followed ? 1 : 0}${view.slug}\u0000${view.href}\u0000${view.text}`;
     let prototype = made.chips.get(key);
     if (!prototype) {
       prototype = newChip(doc, made, view);

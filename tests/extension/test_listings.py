@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.extension import data, pages
 from tests.extension.support import fixture_html
@@ -74,6 +76,32 @@ def test_it_tags_a_listing_of_two_thousand_entries_quickly(extension, arxiv, top
     assert page.locator(".paperscope-chip").count() == 6000
     assert len(calls) == 1
     assert time.monotonic() - started < 15
+
+
+def test_it_asks_for_every_id_of_a_big_listing_before_rendering_it_whole(
+    extension, arxiv, topics, live_server
+):
+    """Issue 17: the lookup leaves once the ids are read from the abstract links, before the
+    entries are found around them; nothing is missed either way, and the Save buttons put in
+    the same render pass work (here queued: the extension is not connected)."""
+    ids = [f"2501.{n:05d}" for n in range(1, 2001)]
+    data.tagged_papers_bulk(ids, [(topics["gnn"], 0.9), (topics["rl"], 0.5)])
+    calls = count_lookups(extension, live_server)
+    page = extension.context.new_page()
+    page.goto(arxiv.serve("/list/cs.LG/new", pages.listing(ids)), timeout=60000)
+    page.wait_for_function("document.documentElement.dataset.paperscope === 'ready'", timeout=30000)
+    assert len(calls) == 1
+    assert sorted(json.loads(calls[0])["ids"]) == ids
+    bars = page.eval_on_selector_all(
+        "dd .paperscope-bar",
+        "n => n.map(b => [b.dataset.paperscopeId, b.querySelectorAll('.paperscope-chip').length])",
+    )
+    assert bars == [[arxiv_id, 2] for arxiv_id in ids]
+    assert page.locator("dt .paperscope-save[data-state=idle]").count() == 2000
+    last = page.locator(f'dt .paperscope-save[data-paperscope-id="{ids[-1]}"]')
+    last.click()
+    expect(last).to_have_attribute("data-state", "queued", timeout=20000)
+    assert page.locator(".paperscope-save[data-state=queued]").count() == 1
 
 
 def test_it_marks_papers_the_server_is_still_fetching(extension, arxiv, topics):
