@@ -32,13 +32,14 @@ import argparse
 import json
 import re
 import zlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import date, timedelta
 from pathlib import Path
 
 import numpy as np
 
 from topics.evaluation import load_set
+from topics.evaluation.metrics import Parents, expand
 from topics.tagger import Tagger, load_taxonomy_files
 from topics.tagger.tools.rss_corpus import read_corpus
 
@@ -86,17 +87,11 @@ def phrase_hits(text: str, index: dict, longest: int) -> set[str]:
     return found
 
 
-def clear_counts(labelled_set, specs) -> dict[str, int]:
+def clear_counts(labelled_set, parents: Parents) -> Counter[str]:
     """Per topic, the labelled papers where it or a descendant clearly applies."""
-    counts: dict[str, int] = defaultdict(int)
+    counts: Counter[str] = Counter()
     for label in labelled_set.labels.values():
-        covered: set[str] = set()
-        for slug in label.topics:
-            while slug in specs and slug not in covered:
-                covered.add(slug)
-                slug = specs[slug].parent or ""
-        for slug in covered:
-            counts[slug] += 1
+        counts.update(expand(label.topics, parents))
     return counts
 
 
@@ -187,7 +182,8 @@ def main() -> None:
     chosen: dict[int, str] = {}  # paper index -> why it was drawn
 
     if args.below:
-        labelled = clear_counts(load_set("train"), specs)
+        parents = {slug: spec.parent for slug, spec in specs.items()}
+        labelled = clear_counts(load_set("train"), parents)
         known = {slug for slug in known if labelled[slug] < args.below}
         print(f"{len(known)} known topics with fewer than {args.below} clear labels")
 

@@ -8,12 +8,12 @@ against the second reading (judge 2), both expanded with ancestors as the metric
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from topics.evaluation import EVAL_DIR, load_set
 from topics.evaluation.metrics import areas_of, expand, micro_prf
 from topics.tagger import Tagger, load_taxonomy_files
+from topics.tagger.tools.label_agreement import read_labels
 
 TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"
 SECOND_JUDGE = EVAL_DIR / "agreement" / "gold-second-judge.jsonl"
@@ -25,14 +25,10 @@ def main() -> None:
     areas = areas_of(parents)
 
     def expanded(slugs) -> set[str]:
-        return expand([s for s in slugs if s in parents], parents) - areas
+        return expand(slugs, parents) - areas
 
     gold = load_set("gold")
-    second = {}
-    for line in SECOND_JUDGE.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            second[row["id"]] = row
+    second = read_labels(SECOND_JUDGE)
     papers = [p for p in gold.papers if p["id"] in second]
     tags = Tagger(taxonomy.topics).tag_batch(papers)
     predicted = [expanded(t.slug for t in row) for row in tags]
