@@ -6,10 +6,15 @@ hold the papers; labels files hold ``{id, topics, acceptable, note}`` (a pooled 
 ``rejected``: the topics it judged and found not to apply). The files are read fresh on every
 call and labels merged by paper id, so another labelling pass adds a file and a manifest line
 without touching the code. Only labelled papers belong to a set.
+
+A third, ``weak``, is not judged: papers whose title names a topic (gzipped JSONL rows of paper
+and ``topics``, made by ``topics.tagger.tools.weak_labels``), which only the supervised heads
+learn from (:func:`load_weak`).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,7 +60,8 @@ class EvalSet:
 
 def _read_jsonl(path: Path) -> list[dict]:
     rows = []
-    with path.open(encoding="utf-8") as handle:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -88,7 +94,7 @@ def set_files(name: str, kind: str, folder: Path = EVAL_DIR) -> list[Path]:
     listed = {e["file"] for e in entries}
     stray = [
         p.relative_to(folder).as_posix()
-        for p in sorted((folder / name).rglob("*.jsonl"))
+        for p in sorted((folder / name).rglob("*.jsonl*"))
         if p.relative_to(folder).as_posix() not in listed
     ]
     if stray:
@@ -146,3 +152,11 @@ def load_set(name: str, folder: Path = EVAL_DIR) -> EvalSet:
         unlabelled=len(all_papers) - len(papers),
         orphan_labels=sum(1 for pid in labels if pid not in ids),
     )
+
+
+def load_weak(folder: Path = EVAL_DIR) -> tuple[list[dict], list[str]]:
+    """The weak set's rows (``id``, paper fields, ``topics``) and its files, in manifest order."""
+    files = set_files("weak", "weak-labels", folder)
+    return [row for path in files for row in _read_jsonl(path)], [
+        p.relative_to(folder).as_posix() for p in files
+    ]

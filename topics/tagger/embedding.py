@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Protocol
 
@@ -18,6 +19,7 @@ MODEL_DIR = Path(__file__).resolve().parent / "model"
 STATIC_MODEL_DIR = MODEL_DIR / "static"
 CENTERING_FILE = "centering.npz"
 REFERENCE_FILE = "reference.npz"
+CHUNK_CACHE = 300_000  # space-separated chunks whose token ids are remembered (~60 MB)
 
 
 class Embedder(Protocol):
@@ -66,6 +68,7 @@ class StaticEmbedder:
         self.name = name
         self._unk = tokenizer.token_to_id("[UNK]")
         self._lock = threading.Lock()  # tokenizers' truncation settings are shared state
+        self._chunk_ids: dict[str, list[int]] = {}  # see token_ids
 
     @classmethod
     def load(cls, path: str | Path | None = None, *, max_tokens: int = 512) -> StaticEmbedder:
@@ -102,13 +105,30 @@ class StaticEmbedder:
         )
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
-        with self._lock:
-            self.tokenizer.enable_truncation(self.max_tokens)
-            encodings = self.tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)
-        unk = self._unk
+        """Each text's first ``max_tokens`` token ids, unknown tokens left out.
+
+        The tokenizer (BERT normaliser and pre-tokeniser, WordPiece) treats a space as a word
+        boundary and every character by itself or with the marks that follow it, so a text's ids
+        are its space-separated chunks' ids one after the other. Chunks recur from paper to
+        paper ("the", "learning", "(LLMs)"), so each chunk is tokenized once and remembered
+        (up to :data:`CHUNK_CACHE` of them): the tokenizer then sees only the new chunks of a
+        batch, which took a fifth of the tagging time when it saw every text whole."""
+        cache = self._chunk_ids
+        chunked = [text.split(" ") for text in texts]
+        needed = set().union(*chunked)
+        new = list(needed.difference(cache))
+        if new:
+            if len(cache) + len(new) > CHUNK_CACHE:  # start afresh rather than track age
+                cache.clear()
+                new = list(needed)
+            with self._lock:
+                self.tokenizer.no_truncation()
+                encodings = self.tokenizer.encode_batch_fast(new, add_special_tokens=False)
+            cache.update(zip(new, (e.ids for e in encodings), strict=True))
+        unk, limit = self._unk, self.max_tokens
         out = []
-        for enc in encodings:
-            ids = enc.ids
+        for chunks in chunked:
+            ids = list(chain.from_iterable(map(cache.__getitem__, chunks)))[:limit]
             out.append([i for i in ids if i != unk] if unk is not None and unk in ids else ids)
         return out
 

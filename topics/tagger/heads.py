@@ -104,7 +104,8 @@ class Lexicon:
         """(N, V) sublinear tf-idf rows of unit length."""
         indptr, indices, data = [0], [], []
         for doc in docs:
-            counts = Counter(self.col[t] for t in doc if t in self.col)
+            counts = Counter(map(self.col.get, doc))  # counted in C; None: not a term
+            counts.pop(None, None)
             cols = np.fromiter(counts.keys(), dtype=np.int32, count=len(counts))
             vals = (1.0 + np.log(np.fromiter(counts.values(), np.float32, len(counts)))) * (
                 self.idf[cols]
@@ -283,18 +284,27 @@ def cross_fit_heads(
     labels: np.ndarray,
     slugs: Sequence[str],
     fold: np.ndarray,
+    extra: tuple[Sequence[Sequence[str]], np.ndarray, np.ndarray] | None = None,
     **fit_options,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Out-of-fold (N, T) decision values and has-a-head mask: each paper scored by heads
-    fitted on the other folds (the values its features take while the scorer is fitted)."""
+    fitted on the other folds (the values its features take while the scorer is fitted).
+    ``extra`` (docs, vecs, labels), the weak labels, joins every fold's training papers."""
     n, t = labels.shape
     value = np.zeros((n, t), dtype=np.float32)
     known = np.zeros((n, t), dtype=bool)
     pos = {s: j for j, s in enumerate(slugs)}
+    extra_docs, extra_vecs, extra_labels = extra or ([], vecs[:0], labels[:0])
     for k in np.unique(fold):
         train, held = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
-        train_docs = [docs[int(i)] for i in train]
-        heads = fit_heads(train_docs, vecs[train], labels[train], slugs, **fit_options)
+        train_docs = [docs[int(i)] for i in train] + list(extra_docs)
+        heads = fit_heads(
+            train_docs,
+            np.vstack([vecs[train], extra_vecs]),
+            np.vstack([labels[train], extra_labels]),
+            slugs,
+            **fit_options,
+        )
         cols = np.asarray([pos[s] for s in heads.slugs], dtype=np.int64)
         value[np.ix_(held, cols)] = heads.decision([docs[int(i)] for i in held], vecs[held])
         known[np.ix_(held, cols)] = True

@@ -47,8 +47,10 @@ from .text import (
     CLAUSE_BREAKS,
     acronym_form,
     is_acronym,
+    present,
     stem,
     strip_tex,
+    true_indices,
     words,
     words_and_breaks,
 )
@@ -198,6 +200,7 @@ class TextKeys:
     acr: Sequence[str | None]
     clause: list[int]
     compounds: dict[int, tuple[str, str, int]]  # start -> (joined light, joined strong, tokens)
+    acronyms: list[int]  # positions whose acr key is not None
 
 
 def text_keys(text: str) -> TextKeys:
@@ -207,9 +210,10 @@ def text_keys(text: str) -> TextKeys:
     breaks = list(map(CLAUSE_BREAKS.__contains__, items))
     clause_of_item: list[int] = list(accumulate(breaks, initial=0))[1:]  # ints, not bools
     entries = list(map(_word_entry, items))
-    tokens = list(chain.from_iterable(map(_PIECES, entries)))
+    pieces = list(map(_PIECES, entries))
+    tokens = list(chain.from_iterable(pieces))
     light, strong, acr = (list(x) for x in zip(*tokens, strict=True)) if tokens else ([], [], [])
-    lengths = list(map(len, map(_PIECES, entries)))
+    lengths = list(map(len, pieces))
     clause = list(chain.from_iterable(map(repeat, clause_of_item, lengths)))
     compounds = {}
     if len(tokens) != len(entries) - sum(breaks):
@@ -217,7 +221,7 @@ def text_keys(text: str) -> TextKeys:
         compounds = {
             starts[k]: (e[1], e[2], lengths[k]) for k, e in enumerate(entries) if e[1] is not None
         }
-    return TextKeys(light, strong, acr, clause, compounds)
+    return TextKeys(light, strong, acr, clause, compounds, present(acr))
 
 
 class KeywordMatcher:
@@ -285,9 +289,9 @@ class KeywordMatcher:
         """(position, first two keys) where a multi-word phrase may start: lower-case pairs
         found by one C-level pass, then the few pairs an acronym takes part in."""
         multi = self._multi
-        pairs = zip(strong, strong[1:], strict=False)
-        out = [(i, pair) for i, pair in enumerate(pairs) if pair in multi]
-        acronyms = [i for i, a in enumerate(acr) if a is not None]
+        pairs = list(zip(strong, strong[1:], strict=False))
+        out = [(i, pairs[i]) for i in true_indices(map(multi.__contains__, pairs))]
+        acronyms = present(acr)
         if acronyms:
             n = len(strong)
             for i in sorted({j for p in acronyms for j in (p - 1, p) if 0 <= j < n - 1}):
@@ -328,7 +332,7 @@ class KeywordMatcher:
         single = self._single
         for key in single.keys() & set(tk.light):
             found[single[key]] = tk.light.count(key)
-        if any(a is not None for a in tk.acr):
+        if tk.acronyms:
             for key in single.keys() & set(tk.acr):
                 found[single[key]] = found.get(single[key], 0) + tk.acr.count(key)
         for i, (joined, _, _) in tk.compounds.items():

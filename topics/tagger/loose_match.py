@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from .text import present, true_indices
+
 ACR = "\x00"  # prefix of acronym keys (the same as keywords.ACR)
 # Function words: not content words of a phrase (a reordered match ignores them); "base" is
 # the "-based" of "anomaly-based detection", which says how, not what.
@@ -102,9 +104,9 @@ class LooseMatcher:
         found gapped is not also reported reordered."""
         gapped: dict[tuple[str, ...], int] = {}
         gaps = self._gapped
-        skips = zip(strong, strong[2:], strict=False)
-        starts = [(i, pair) for i, pair in enumerate(skips) if pair in gaps]
-        for i in [i for i, a in enumerate(acr) if a is not None]:  # pairs with an acronym
+        skips = list(zip(strong, strong[2:], strict=False))
+        starts = [(i, skips[i]) for i in true_indices(map(gaps.__contains__, skips))]
+        for i in present(acr):  # pairs with an acronym
             for j in (i - 2, i):
                 if 0 <= j < len(strong) - 2:
                     pairs = [

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
+from itertools import compress, count, repeat
+from operator import is_not
 
 MAX_TITLE_CHARS = 600
 MAX_ABSTRACT_CHARS = 4000  # arXiv abstracts stop at 1,920; anything longer is pasted full text
@@ -162,6 +165,16 @@ def is_acronym(token: str) -> bool:
         return True
     # One capital: "MoE"-style counts, "Adam"-style (only the first letter) does not; "6G" does.
     return not token[0].isupper() or any(c.isdigit() for c in token)
+
+
+def true_indices(flags: Iterable[object]) -> list[int]:
+    """Indices of the true items, found in one C-level pass (the matcher's hot loops)."""
+    return list(compress(count(), flags))
+
+
+def present(items: Sequence[object]) -> list[int]:
+    """Indices of the items that are not None (the acronym positions of a field's tokens)."""
+    return list(compress(count(), map(is_not, items, repeat(None))))
 
 
 def tokens(text: str) -> list[str]:

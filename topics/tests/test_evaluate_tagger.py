@@ -121,6 +121,10 @@ def test_fit_tagger_writes_a_scorer_from_training_papers(tmp_path):
     assert heads.slugs
     assert "heads:" in text
     assert fitted.weights["head"] != 0  # the scorer learnt what a head's decision is worth
+    # the heads also learnt from the shipped weak labels (as many as the limit), on record
+    assert fitted.fit["weak"]["papers"] == 40
+    assert fitted.fit["weak"]["files"] == ["weak/01-title-names-jan-may-2025.jsonl.gz"]
+    assert "and 40 weakly labelled" in text
 
 
 def test_a_fit_without_labelled_papers_leaves_no_stale_heads_next_to_its_scorer(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -286,7 +287,34 @@ def test_the_manifest_lists_every_shipped_file_with_its_line_count():
 
     manifest = json.loads((EVAL_DIR / "manifest.json").read_text())
     on_disk = {p.relative_to(EVAL_DIR).as_posix() for p in EVAL_DIR.glob("*/*/*.jsonl")}
+    on_disk |= {p.relative_to(EVAL_DIR).as_posix() for p in EVAL_DIR.glob("weak/*.jsonl.gz")}
     assert on_disk == {e["file"] for e in manifest["files"]}
     for entry in manifest["files"]:
-        lines = (EVAL_DIR / entry["file"]).read_text().count("\n")
+        path = EVAL_DIR / entry["file"]
+        text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else None
+        lines = (text if text is not None else path.read_text()).count("\n")
         assert lines == entry["papers"], entry["file"]
+
+
+def test_weak_labels_name_known_topics_and_never_a_judged_paper():
+    from topics.evaluation import load_set, load_weak
+    from topics.services.taxonomy import TAXONOMY_DIR
+    from topics.tagger import load_taxonomy_files
+    from topics.tagger.training.weak import weak_training
+
+    rows, files = load_weak()
+    assert files == ["weak/01-title-names-jan-may-2025.jsonl.gz"]
+    judged = {p["id"] for name in ("train", "gold") for p in load_set(name).papers}
+    assert not judged & {r["id"] for r in rows}
+    assert all(r["announced"] < "2025-05-17" for r in rows)  # before the gold window
+    topics = load_taxonomy_files(TAXONOMY_DIR).topics
+    parents = {t.slug: t.parent for t in topics}
+    assert all(r["topics"] and set(r["topics"]) <= parents.keys() for r in rows)
+    # the labels a fit reads: each paper's topics with their ancestors, judged papers left out
+    papers, y = weak_training(rows[:50], topics, parents, exclude={rows[0]["id"]})
+    assert [p.id for p in papers] == [r["id"] for r in rows[1:50]]
+    slug_col = {t.slug: j for j, t in enumerate(topics)}
+    first = rows[1]["topics"][0]
+    assert y[0, slug_col[first]]
+    if parents[first]:
+        assert y[0, slug_col[parents[first]]]

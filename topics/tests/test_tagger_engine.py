@@ -430,3 +430,40 @@ def test_loose_phrase_matches_make_candidates_with_their_own_features(tagger):
     assert feats["kw_any"] == 0.0
     assert feats["kw_reordered"] > 0.0
     assert "mt" in tagger.candidate_slugs([paper])[0]
+
+
+TOKENIZER_CASES = [
+    "Group Relative Policy Optimization (GRPO) for LLMs: a 3.5x speed-up, e.g. in Q-learning",
+    "naïve Bayes — “quoted” 中文字符 e\u0301cole x\u200by a\tb\nc  d  ",  # accents, CJK, Cf, tabs
+    "A" * 300 + " z",  # a word past WordPiece's 100 characters: one unknown token
+    " ".join(["word"] * 700),  # past max_tokens: cut at the same token
+    "",
+    "\u2028x\u00a0y\u3000z ab\vcd ef\x1cgh \x85i",  # whitespace the two disagree on
+]
+
+
+def test_token_ids_from_remembered_chunks_equal_whole_text_tokenization():
+    # token_ids tokenizes each space-separated chunk once; the ids must be those of the
+    # tokenizer run on the whole text (truncated, unknown tokens left out), also once the
+    # chunk cache is full and starts afresh.
+    fresh = StaticEmbedder.load()
+    tokenizer, unk = fresh.tokenizer, fresh._unk
+
+    def whole(texts):
+        tokenizer.enable_truncation(fresh.max_tokens)
+        encodings = tokenizer.encode_batch_fast(texts, add_special_tokens=False)
+        return [[i for i in e.ids if i != unk] for e in encodings]
+
+    expected = whole(TOKENIZER_CASES)
+    assert fresh.token_ids(TOKENIZER_CASES) == expected
+    assert fresh.token_ids(TOKENIZER_CASES) == expected  # from the cache alone
+    assert len(expected[3]) == fresh.max_tokens
+    import topics.tagger.embedding as embedding
+
+    saved = embedding.CHUNK_CACHE
+    embedding.CHUNK_CACHE = 5
+    try:
+        assert fresh.token_ids(TOKENIZER_CASES[:2]) == expected[:2]
+        assert len(fresh._chunk_ids) <= 40  # cleared, then this batch's chunks only
+    finally:
+        embedding.CHUNK_CACHE = saved

@@ -48,6 +48,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--search", action="store_true", help="also cross-validate --acceptable and --l2"
         )
+        parser.add_argument(
+            "--no-weak",
+            dest="weak",
+            action="store_false",
+            help="the heads learn from the judged papers only (no weak labels)",
+        )
         parser.add_argument("--limit", type=int, default=0, help="first N papers (for tests)")
         parser.add_argument("--dry-run", action="store_true", help="do not write the scorer")
         parser.add_argument("--report", type=Path, help="write the CV results as JSON here")

@@ -2,15 +2,13 @@
 and 3): how well one signal ranks a paper's topics, before any scorer is fitted.
 
 For each of 5 folds (the folds of ``fit_tagger``), heads are fitted on the other folds' labelled
-papers, optionally plus **weak labels** (unlabelled papers of the recorded RSS corpus, announced
-2025-01-01..2025-05-16 and in neither set, whose *title* holds a topic's name or alias that no
-other topic shares, counted as clearly labelled with that topic and its ancestors), and the
+papers, optionally plus the shipped **weak labels** (``topics/evaluation/weak/``: unjudged papers
+announced 2025-01-01..2025-05-16 whose *title* names a topic; ``training/weak.py``), and the
 held-out papers' topics are ranked by the head's decision value (-3 for topics without a head)
 and by the kNN vote plus 0.2 times it. Printed: recall of the non-area gold topics among a
 paper's best 5 and 10, and P@1. Never reads the gold set's labels.
 
-    .venv/bin/python -m topics.tagger.tools.probe_heads \
-        --rss-dir ../shared/data/arxiv/rss/cs.LG_daily_2025H1_gz [--no-weak]
+    .venv/bin/python -m topics.tagger.tools.probe_heads [--no-weak]
 
 About 10 minutes without weak labels and 40 with them on the shared 2-core machine.
 """
@@ -20,36 +18,29 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from datetime import date
-from pathlib import Path
 
 import numpy as np
-
-WEAK_START, WEAK_END = date(2025, 1, 1), date(2025, 5, 16)  # before the gold window
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rss-dir", type=Path, required=True)
     parser.add_argument("--no-weak", action="store_true", help="only the labelled papers")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()
-    from topics.evaluation import load_set
     from topics.evaluation.metrics import areas_of
-    from topics.tagger.engine import PaperInput, Tagger
+    from topics.tagger.engine import Tagger
     from topics.tagger.heads import fit_heads, paper_terms
     from topics.tagger.memory import NeighbourMemory
     from topics.tagger.taxonomy import load_taxonomy_files
     from topics.tagger.text import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, clean
-    from topics.tagger.tools.rss_corpus import read_corpus
     from topics.tagger.training.crossval import KNN_K, fold_of
     from topics.tagger.training.pipeline import TAXONOMY_DIR, FitOptions, _training_data
 
     taxonomy = load_taxonomy_files(TAXONOMY_DIR)
-    data = _training_data(taxonomy, FitOptions(), lambda _: None)
+    data = _training_data(taxonomy, FitOptions(weak=not args.no_weak), lambda _: None)
     tagger = Tagger(taxonomy.topics, neighbours=())
     slugs = [t.slug for t in taxonomy.topics]
     areas = areas_of({t.slug: t.parent for t in taxonomy.topics})
@@ -61,28 +52,8 @@ def main() -> None:
             for p in papers
         ]
 
-    weak_papers, weak_y = [], np.zeros((0, len(slugs)), dtype=bool)
-    if not args.no_weak:
-        seen = {p.id for p in data.papers} | {p["id"] for p in load_set("gold").papers}
-        rows = []
-        for rp in read_corpus(args.rss_dir, start=WEAK_START, end=WEAK_END):
-            if rp.id in seen:
-                continue
-            hits = tagger.matcher.match(clean(rp.title, MAX_TITLE_CHARS), "")
-            named = [
-                j
-                for j, hs in hits.items()
-                if non_area[j]
-                and any(h.kind != "keyword" and h.specificity >= 1 and h.quality >= 1 for h in hs)
-            ]
-            if named:
-                weak_papers.append(PaperInput(rp.id, rp.title, rp.abstract, tuple(rp.categories)))
-                rows.append(named)
-        weak_y = np.zeros((len(weak_papers), len(slugs)), dtype=bool)
-        for i, named in enumerate(rows):
-            for j in named:
-                weak_y[i, [j, *tagger.hierarchy.ancestors(j)]] = True
-        print(f"weak labels: {len(weak_papers)} papers, {sum(map(len, rows))} topics")
+    weak_papers, weak_y = data.weak or ([], np.zeros((0, len(slugs)), dtype=bool))
+    print(f"weak labels: {len(weak_papers)} papers")  # as fit_tagger reads them
 
     docs, vecs, y = terms(data.papers), tagger.embed(data.papers), data.y
     weak_docs = terms(weak_papers)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from topics.evaluation import EVAL_DIR, load_set
+from topics.evaluation import EVAL_DIR, load_set, load_weak
 from topics.tagger.engine import PaperInput, Tagger, encode_vector
 from topics.tagger.heads import (
     HEADS_FILE,
@@ -46,6 +46,7 @@ from topics.tagger.training.crossval import (
     fold_of,
     rounded,
 )
+from topics.tagger.training.weak import weak_training
 
 TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"  # topics/taxonomy
 
@@ -63,6 +64,7 @@ class FitOptions:
     knn_k: int = KNN_K
     search: bool = False  # also cross-validate the acceptable mode x l2
     heads: bool = True  # supervised per-topic heads (topics/tagger/heads.py) as features
+    weak: bool = True  # the heads also learn from the weak labels (training/weak.py)
     top_k_head: int = 10  # candidates per paper from the heads' best topics
     limit: int = 0  # first N training papers (tests)
     taxonomy_dir: Path = TAXONOMY_DIR
@@ -87,6 +89,8 @@ class _Training:
     y: np.ndarray  # (papers, topics) strict gold with ancestors
     label_files: list[str]
     announced: tuple[str, str]
+    weak: tuple[list[PaperInput], np.ndarray] | None = None  # papers, (N, T) labels
+    weak_files: list[str] = field(default_factory=list)
 
 
 def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> FitResult:
@@ -162,32 +166,49 @@ def save(result: FitResult, out: Path) -> Path:
 def _fit_heads(tagger: Tagger, data: _Training, opts: FitOptions, log) -> TopicHeads:
     """Heads on every training paper, each paper's own features from heads of the other folds."""
     started = time.perf_counter()
-    heads = heads_out_of_fold(tagger, data.papers, data.y, opts.folds)
+    heads = heads_out_of_fold(tagger, data.papers, data.y, opts.folds, weak=data.weak)
+    weak = f" and {len(data.weak[0])} weakly labelled" if data.weak else ""
     log(
-        f"heads: {len(heads.slugs)} topics with >= {MIN_POSITIVES} labelled papers, "
+        f"heads: {len(heads.slugs)} topics with >= {MIN_POSITIVES} labelled papers{weak}, "
         f"{len(heads.lexicon.terms)} terms; fitted out of fold and on all in "
         f"{time.perf_counter() - started:.0f} s"
     )
     return heads
 
 
-def heads_out_of_fold(
-    tagger: Tagger, papers: list[PaperInput], y: np.ndarray, folds: int, heads=None
-) -> TopicHeads:
-    """Give ``tagger`` heads for scoring the training papers honestly: ``heads`` (default: fitted
-    on all of ``papers``, labels ``y`` (N, T) with ancestors) for any other paper, and for each
-    training paper the values of heads fitted on the other folds (by :func:`fold_of`, the folds
-    of the cross-validation), as the kNN vote leaves a paper out. Returns the heads."""
-    docs = [
+def _docs(papers: list[PaperInput]) -> list[list[str]]:
+    return [
         paper_terms(clean(p.title, MAX_TITLE_CHARS), clean(p.abstract, MAX_ABSTRACT_CHARS))
         for p in papers
     ]
-    vecs = tagger.embed(papers)
+
+
+def heads_out_of_fold(
+    tagger: Tagger,
+    papers: list[PaperInput],
+    y: np.ndarray,
+    folds: int,
+    heads=None,
+    weak: tuple[list[PaperInput], np.ndarray] | None = None,
+) -> TopicHeads:
+    """Give ``tagger`` heads for scoring the training papers honestly: ``heads`` (default: fitted
+    on all of ``papers``, labels ``y`` (N, T) with ancestors, plus the ``weak`` papers and
+    labels) for any other paper, and for each training paper the values of heads fitted on the
+    other folds (by :func:`fold_of`, the folds of the cross-validation; the weak papers join
+    every fold), as the kNN vote leaves a paper out. Returns the heads."""
+    docs, vecs = _docs(papers), tagger.embed(papers)
     slugs = [t.slug for t in tagger.topics]
     fold = np.array([fold_of(p.id, folds) for p in papers])
-    held_values, held_known = cross_fit_heads(docs, vecs, y, slugs, fold)
+    extra = None
+    if weak and weak[0]:
+        extra = (_docs(weak[0]), tagger.embed(weak[0]), weak[1])
+    held_values, held_known = cross_fit_heads(docs, vecs, y, slugs, fold, extra=extra)
     if heads is None:
-        heads = fit_heads(docs, vecs, y, slugs)
+        all_docs, all_vecs, all_y = docs, vecs, y
+        if extra is not None:
+            all_docs = docs + extra[0]
+            all_vecs, all_y = np.vstack([vecs, extra[1]]), np.vstack([y, extra[2]])
+        heads = fit_heads(all_docs, all_vecs, all_y, slugs)
     tagger.set_heads(heads, held_out=([p.id for p in papers], held_values, held_known))
     return heads
 
@@ -215,6 +236,12 @@ def _training_data(taxonomy, opts: FitOptions, log) -> _Training:
     for i, g in enumerate(gold):
         y[i, [pos[s] for s in g]] = True
     announced = sorted(str(p.get("announced", ""))[:10] for p in train.papers)
+    weak: tuple[list[PaperInput], np.ndarray] | None = None
+    weak_files: list[str] = []
+    if opts.heads and opts.weak:
+        weak, weak_files = weak_set(taxonomy.topics, {p.id for p in papers})
+        if opts.limit:
+            weak = (weak[0][: opts.limit], weak[1][: opts.limit])
     return _Training(
         papers=papers,
         labels=[train.labels[p.id].topics for p in papers],
@@ -223,7 +250,18 @@ def _training_data(taxonomy, opts: FitOptions, log) -> _Training:
         y=y,
         label_files=train.label_files,
         announced=(announced[0], announced[-1]),
+        weak=weak,
+        weak_files=weak_files,
     )
+
+
+def weak_set(topics: list, judged: set[str]) -> tuple[tuple[list[PaperInput], np.ndarray], list]:
+    """The shipped weak labels on ``topics``' columns, without the ``judged`` papers (nor the
+    gold set's), and the files they came from."""
+    rows, files = load_weak()
+    exclude = judged | {p["id"] for p in load_set("gold").papers}
+    parents = {t.slug: t.parent for t in topics}
+    return weak_training(rows, topics, parents, exclude), files
 
 
 def _cross_validate(tagger, base, data: _Training, opts: FitOptions, *, knn: bool, log) -> list:
@@ -273,7 +311,8 @@ def _fit_info(opts, base, taxonomy, data, labelled, chosen, n_pairs, n_pos, fitt
         + (" --search" if opts.search else f" --acceptable {mode} --l2 {l2}")
         + f" --folds {opts.folds} --calibrate-top {top}"
         + (f" --top-k {opts.top_k}" if opts.top_k else "")
-        + f" --knn-k {base.candidates['knn_k']}",
+        + f" --knn-k {base.candidates['knn_k']}"
+        + ("" if data.weak else " --no-weak"),
         "data": {
             "set": "train",
             "label_files": data.label_files,
@@ -282,6 +321,11 @@ def _fit_info(opts, base, taxonomy, data, labelled, chosen, n_pairs, n_pos, fitt
             "announced": list(data.announced),
             "taxonomy_version": taxonomy.version,
             "topics": len(taxonomy.topics),
+        },
+        "weak": {  # the heads' extra papers (training/weak.py); none: --no-weak
+            "files": data.weak_files,
+            "sha256": label_digest(data.weak_files) if data.weak_files else "",
+            "papers": len(data.weak[0]) if data.weak else 0,
         },
         "labelled_papers": {
             "file": LABELLED_FILE,
