@@ -68,10 +68,10 @@ def paper_terms(title: str, abstract: str) -> list[str]:
     title's terms twice, as a reader weighs the title."""
 
     def words(text: str) -> list[str]:
-        return [w for w in map(_term, tokens(strip_tex(text or ""))) if w]
+        return list(filter(None, map(_term, tokens(strip_tex(text or "")))))
 
     def grams(ws: list[str]) -> list[str]:
-        return ws + [f"{a} {b}" for a, b in zip(ws, ws[1:], strict=False)]
+        return ws + list(map(" ".join, zip(ws, ws[1:], strict=False)))
 
     t = grams(words(title))
     return t + t + grams(words(abstract))

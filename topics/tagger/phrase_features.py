@@ -41,9 +41,11 @@ def phrase_features(hits: Sequence[dict[int, list[Hit]]], t: int) -> dict[str, n
     n = len(hits)
     names = ("kw_title", "kw_abstract", "kw_name", "kw_spec", "kw_any", "kw_gapped", "kw_reordered")
     out = {f: np.zeros((n, t), dtype=np.float32) for f in names}
-    kw_title, kw_abstract, kw_name = out["kw_title"], out["kw_abstract"], out["kw_name"]
-    kw_spec, kw_any = out["kw_spec"], out["kw_any"]
-    loose = {"gapped": out["kw_gapped"], "reordered": out["kw_reordered"]}
+    # Collected in lists and written with one fancy-indexed assignment per feature: a numpy
+    # element write per (paper, topic) cost more than the loop around it.
+    at: list[tuple[int, int]] = []
+    title_v, name_v, abs_v, spec_v, any_v = [], [], [], [], []
+    loose: dict[str, dict[tuple[int, int], float]] = {"gapped": {}, "reordered": {}}
     for i, per_topic in enumerate(hits):
         for j, hs in per_topic.items():
             n_abs = 0.0
@@ -55,7 +57,7 @@ def phrase_features(hits: Sequence[dict[int, list[Hit]]], t: int) -> dict[str, n
                     if h.where != "title":
                         value *= LOOSE_ABSTRACT_FACTOR
                     m = loose[h.match]
-                    m[i, j] = max(m[i, j], value)
+                    m[i, j] = max(m.get((i, j), 0.0), value)
                     continue
                 if h.where == "title":
                     title = max(title, q)
@@ -65,11 +67,23 @@ def phrase_features(hits: Sequence[dict[int, list[Hit]]], t: int) -> dict[str, n
                 if h.kind != "keyword":
                     name = max(name, q)
                 spec = max(spec, h.specificity * q)
-            kw_title[i, j] = title
-            kw_name[i, j] = name
-            kw_abstract[i, j] = np.log1p(min(n_abs, 20.0))
-            kw_spec[i, j] = spec
-            kw_any[i, j] = best
+            at.append((i, j))
+            title_v.append(title)
+            name_v.append(name)
+            abs_v.append(min(n_abs, 20.0))
+            spec_v.append(spec)
+            any_v.append(best)
+    if at:
+        rows, cols = np.asarray(at, dtype=np.intp).T
+        out["kw_title"][rows, cols] = title_v
+        out["kw_name"][rows, cols] = name_v
+        out["kw_abstract"][rows, cols] = np.log1p(np.asarray(abs_v, dtype=np.float64))
+        out["kw_spec"][rows, cols] = spec_v
+        out["kw_any"][rows, cols] = any_v
+    for match, values in loose.items():
+        if values:
+            rows, cols = np.asarray(list(values), dtype=np.intp).T
+            out[f"kw_{match}"][rows, cols] = list(values.values())
     return out
 
 

@@ -92,7 +92,7 @@ def test_fit_tagger_writes_a_scorer_from_training_papers(tmp_path):
     out = StringIO()
     target = tmp_path / "scorer.json"
     call_command(
-        "fit_tagger", "--limit", "40", "--folds", "2", "--name", "fit-test",
+        "fit_tagger", "--limit", "40", "--folds", "2", "--name", "fit-test", "--weak",
         "--out", str(target), stdout=out,
     )  # fmt: skip
     text = out.getvalue()
@@ -125,6 +125,7 @@ def test_fit_tagger_writes_a_scorer_from_training_papers(tmp_path):
     assert fitted.fit["weak"]["papers"] == 40
     assert fitted.fit["weak"]["files"] == ["weak/01-title-names-jan-may-2025.jsonl.gz"]
     assert "and 40 weakly labelled" in text
+    assert fitted.fit["command"].endswith(" --weak")
 
 
 def test_a_fit_without_labelled_papers_leaves_no_stale_heads_next_to_its_scorer(tmp_path):
@@ -135,6 +136,7 @@ def test_a_fit_without_labelled_papers_leaves_no_stale_heads_next_to_its_scorer(
         "--out", str(tmp_path / "scorer.json"), stdout=StringIO(),
     )  # fmt: skip
     assert ScorerParams.load(tmp_path / "scorer.json").weights["head"] == 0
+    assert ScorerParams.load(tmp_path / "scorer.json").fit["weak"]["papers"] == 0  # opt-in
     assert not stale.exists()
 
 

@@ -49,10 +49,9 @@ class Command(BaseCommand):
             "--search", action="store_true", help="also cross-validate --acceptable and --l2"
         )
         parser.add_argument(
-            "--no-weak",
-            dest="weak",
-            action="store_false",
-            help="the heads learn from the judged papers only (no weak labels)",
+            "--weak",
+            action="store_true",
+            help="the heads also learn from the weak labels (measured: no gain out of fold)",
         )
         parser.add_argument("--limit", type=int, default=0, help="first N papers (for tests)")
         parser.add_argument("--dry-run", action="store_true", help="do not write the scorer")

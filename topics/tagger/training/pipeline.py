@@ -64,7 +64,7 @@ class FitOptions:
     knn_k: int = KNN_K
     search: bool = False  # also cross-validate the acceptable mode x l2
     heads: bool = True  # supervised per-topic heads (topics/tagger/heads.py) as features
-    weak: bool = True  # the heads also learn from the weak labels (training/weak.py)
+    weak: bool = False  # the heads also learn from the weak labels (training/weak.py)
     top_k_head: int = 10  # candidates per paper from the heads' best topics
     limit: int = 0  # first N training papers (tests)
     taxonomy_dir: Path = TAXONOMY_DIR
@@ -312,7 +312,7 @@ def _fit_info(opts, base, taxonomy, data, labelled, chosen, n_pairs, n_pos, fitt
         + f" --folds {opts.folds} --calibrate-top {top}"
         + (f" --top-k {opts.top_k}" if opts.top_k else "")
         + f" --knn-k {base.candidates['knn_k']}"
-        + ("" if data.weak else " --no-weak"),
+        + (" --weak" if data.weak else ""),
         "data": {
             "set": "train",
             "label_files": data.label_files,
@@ -322,7 +322,7 @@ def _fit_info(opts, base, taxonomy, data, labelled, chosen, n_pairs, n_pos, fitt
             "taxonomy_version": taxonomy.version,
             "topics": len(taxonomy.topics),
         },
-        "weak": {  # the heads' extra papers (training/weak.py); none: --no-weak
+        "weak": {  # the heads' extra papers (training/weak.py, --weak)
             "files": data.weak_files,
             "sha256": label_digest(data.weak_files) if data.weak_files else "",
             "papers": len(data.weak[0]) if data.weak else 0,
