@@ -16,6 +16,11 @@ from topics.models import PaperTopic, Topic
 from topics.tagger.chips import ChipTag, chips_arrange
 
 REFRESH_BATCH = 500
+# What tags_arrange reads of a stored tag.
+ARRANGE_FIELDS = (
+    *("id", "paper_id", "topic_id", "score", "chip_order"),
+    *("rank", "source", "shown", "implied"),
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,7 @@ def tags_arrange(rows: Sequence[PaperTopic], tree: dict[int, TopicNode]) -> list
                 is_area=tree[r.topic_id].is_area,
                 score=r.score,
                 depth=tree[r.topic_id].depth,
+                order=r.chip_order,
             )
             for r in live
         ]
@@ -121,8 +127,7 @@ def paper_chips_refresh(
     for start in range(0, len(ids), REFRESH_BATCH):
         chunk = ids[start : start + REFRESH_BATCH]
         by_paper: dict[int, list[PaperTopic]] = {pk: [] for pk in chunk}
-        fields = ("id", "paper_id", "topic_id", "score", "rank", "source", "shown", "implied")
-        for row in PaperTopic.objects.filter(paper_id__in=chunk).only(*fields):
+        for row in PaperTopic.objects.filter(paper_id__in=chunk).only(*ARRANGE_FIELDS):
             by_paper[row.paper_id].append(row)
         changed, papers = [], []
         for pk, rows in by_paper.items():

@@ -96,6 +96,7 @@ def _tag_batch(paper_ids: list[int]) -> int:
                     topic_id=topic_id,
                     score=round(float(tag.score), 4),
                     rank=tag.rank,
+                    chip_order=tag.chip_order,
                     source=PaperTopic.Source.MODEL,
                     evidence=tag.evidence,
                     model_version=tagger.model_version,

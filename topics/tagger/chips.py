@@ -7,7 +7,9 @@ ancestor of another of the paper's tags is *implied*: it stays stored, so the pa
 topic's page and in its counts, but it is not a chip. The order of the whole list, which is also
 the stored ``rank``, is: chips, then specific tags past the chip limit, then implied topics, then
 areas; within each group by score, a deeper topic first on equal scores, then in the order
-given (callers pass the previous order, so a tie never reshuffles a paper's tags).
+given (callers pass the previous order, so a tie never reshuffles a paper's tags). The chips
+themselves are ordered by ``order`` where the tagger's chip-order model gave one
+(:mod:`.chip_order`: how likely each chip is right beside the others), else by score.
 
 Pure Python (the tagger, the services and the migrations call it): a tag is described by a
 :class:`ChipTag` whose ``key`` the caller chooses (a slug, a topic id).
@@ -28,6 +30,7 @@ class ChipTag:
     is_area: bool
     score: float
     depth: int = 0
+    order: float | None = None  # the chip-order model's P(right) (None: order by score)
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,12 @@ def chips_arrange(tags: Sequence[ChipTag], *, max_chips: int = MAX_CHIPS) -> lis
     def best(t: ChipTag) -> tuple:
         return (-t.score, -t.depth)  # sorted() is stable: ties keep the order given
 
+    def first(t: ChipTag) -> tuple:
+        return (-(t.score if t.order is None else t.order),)
+
     specific = sorted((t for t in tags if not t.is_area and t.key not in implied), key=best)
+    # The chips are the best-scored specific tags; the chip-order model may reorder them.
+    specific[:max_chips] = sorted(specific[:max_chips], key=first)
     parents = sorted((t for t in tags if not t.is_area and t.key in implied), key=best)
     areas = sorted((t for t in tags if t.is_area), key=best)
     return [

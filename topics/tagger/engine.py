@@ -14,11 +14,13 @@ import logging
 import threading
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .chip_order import CHIP_FEATURES, CHIP_ORDER_PATH, ChipOrder, chip_matrix
 from .chips import ChipTag, chips_arrange
 from .embedding import default_embedder
 from .evidence import make_tag
@@ -70,6 +72,7 @@ class Tagger:
         params: ScorerParams | str | Path | None = None,
         neighbours: Iterable[tuple[Any, Iterable[str]]] | str | Path | None = None,
         heads: TopicHeads | str | Path | None = None,
+        chip_order: ChipOrder | str | Path | None = None,
     ):
         topics = list(topics.topics if isinstance(topics, Taxonomy) else topics)
         check_topic_specs(topics)
@@ -103,6 +106,11 @@ class Tagger:
         if heads is None and shipped and kept:  # the heads were trained on those labels
             heads = HEADS_PATH
         self.set_heads(TopicHeads.load(heads) if isinstance(heads, (str, Path)) else heads)
+        if chip_order is None and shipped and kept:  # fitted on the shipped tagger's chips
+            chip_order = CHIP_ORDER_PATH
+        self.chip_order: ChipOrder | None = (
+            ChipOrder.load(chip_order) if isinstance(chip_order, (str, Path)) else chip_order
+        )
         for slug, papers in (examples or {}).items():
             for paper in papers:
                 self.apply_feedback(paper, slug, True)
@@ -327,6 +335,25 @@ class Tagger:
                 out.append([self.index.slugs[j] for j in np.flatnonzero(row)])
         return out
 
+    def chip_candidates(self, papers: Sequence[Any]) -> list[tuple[list[str], np.ndarray]]:
+        """Per paper, its chips in the scorer's order (slugs) and their
+        :data:`~.chip_order.CHIP_FEATURES` rows: what the chip-order model is fitted on (no
+        rows for a paper with fewer than two chips)."""
+        out: list[tuple[list[str], np.ndarray]] = []
+        for start in range(0, len(papers), BATCH_SIZE):
+            chunk = [PaperInput.coerce(p) for p in papers[start : start + BATCH_SIZE]]
+            with self._lock:
+                batch = self._encode(chunk)
+                feats = compute_features(batch, self.index, self.params.candidates)
+                own = self._score(feats)
+                chosen = self._select(self.hierarchy.coherent(own), batch.usable)
+                chips = [self._chip_tags(i, c, own) for i, c in enumerate(chosen)]
+                rows = {i: (shown, x) for i, shown, x in self.chip_rows(chips, batch, feats, own)}
+            for i in range(len(chunk)):
+                shown, x = rows.get(i, ([], np.zeros((0, len(CHIP_FEATURES)))))
+                out.append(([self.index.slugs[j] for j in shown], x))
+        return out
+
     def pair_features(
         self, papers: Sequence[Any], slugs: Sequence[Sequence[str]]
     ) -> list[dict[str, dict[str, float]]]:
@@ -407,29 +434,75 @@ class Tagger:
             feats = compute_features(batch, self.index, self.params.candidates)
             own = self._score(feats)
             coherent = self.hierarchy.coherent(own)
-            settings = self._active().selection
+            chosen = self._select(coherent, batch.usable)
+            chips = [self._chip_tags(i, c, own) for i, c in enumerate(chosen)]
+            orders = self._chip_orders(chips, batch, feats, own)
             results: list[list[Tag]] = []
-            for i in range(len(inputs)):
-                if not batch.usable[i]:
-                    results.append([])
-                    continue
-                chosen = {s.topic: s for s in select(coherent[i], self.hierarchy, settings)}
-                placed = chips_arrange(
-                    [
-                        ChipTag(
-                            key=j,
-                            ancestors=self.hierarchy.ancestors(j),
-                            is_area=self.hierarchy.parent[j] < 0,
-                            score=float(own[i, j]),
-                            depth=int(self.hierarchy.depth[j]),
-                        )
-                        for j in chosen
-                    ]
-                )
+            for i, tags in enumerate(chips):
+                order = orders.get(i, {})
+                placed = chips_arrange([replace(t, order=order.get(t.key)) for t in tags])
                 results.append(
                     [
-                        make_tag(self, rank, chosen[p.key], p, i, batch, feats, own, coherent)  # type: ignore[index]
+                        make_tag(
+                            self,
+                            rank,
+                            chosen[i][p.key],  # type: ignore[index]
+                            p,
+                            i,
+                            batch,
+                            feats,
+                            own,
+                            coherent,
+                            order.get(p.key),
+                        )
                         for rank, p in enumerate(placed, start=1)
                     ]
                 )
         return results
+
+    def _select(self, coherent: np.ndarray, usable: np.ndarray) -> list[dict[int, Any]]:
+        """Per paper, the decision rule's tags by topic column (none for an unusable paper)."""
+        settings = self._active().selection
+        return [
+            {s.topic: s for s in select(row, self.hierarchy, settings)} if ok else {}
+            for row, ok in zip(coherent, usable, strict=True)
+        ]
+
+    def _chip_tags(self, i: int, chosen: Iterable[int], own: np.ndarray) -> list[ChipTag]:
+        return [
+            ChipTag(
+                key=j,
+                ancestors=self.hierarchy.ancestors(j),
+                is_area=self.hierarchy.parent[j] < 0,
+                score=float(own[i, j]),
+                depth=int(self.hierarchy.depth[j]),
+            )
+            for j in chosen
+        ]
+
+    def chip_rows(self, chips: Sequence[Sequence[ChipTag]], batch, feats, own) -> list:
+        """Per paper with at least two chips: (paper row, chip topic columns in the scorer's
+        order, their :data:`chip_order.CHIP_FEATURES` rows)."""
+        out = []
+        for i, tags in enumerate(chips):
+            shown = [t.key for t in chips_arrange(tags) if t.shown]  # topic columns
+            if len(shown) >= 2:
+                phrased = set(batch.hits[i])
+                x = chip_matrix(feats.values, i, shown, own, self.hierarchy.depth, phrased)  # type: ignore[arg-type]
+                out.append((i, shown, x))
+        return out
+
+    def _chip_orders(self, chips, batch, feats, own) -> dict[int, dict[Any, float]]:
+        """Per paper, the chip-order model's P(right) of each chip (none without a model)."""
+        if self.chip_order is None:
+            return {}
+        rows = self.chip_rows(chips, batch, feats, own)
+        if not rows:
+            return {}
+        p = self.chip_order.predict(np.vstack([x for _, _, x in rows]))
+        out, at = {}, 0
+        for i, shown, _ in rows:
+            part = p[at : at + len(shown)]
+            out[i] = {j: round(float(v), 4) for j, v in zip(shown, part, strict=True)}
+            at += len(shown)
+        return out

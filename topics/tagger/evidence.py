@@ -8,7 +8,7 @@ from typing import Any
 from .inputs import Tag
 
 
-def make_tag(tagger, rank, sel, placed, i, batch, feats, own, coherent) -> Tag:
+def make_tag(tagger, rank, sel, placed, i, batch, feats, own, coherent, chip_order=None) -> Tag:
     """One emitted tag with the evidence a page shows for it (why it was given)."""
     j = sel.topic
     topic = tagger.topics[j]
@@ -43,4 +43,5 @@ def make_tag(tagger, rank, sel, placed, i, batch, feats, own, coherent) -> Tag:
         evidence,
         shown=placed.shown,
         implied=placed.implied,
+        chip_order=chip_order,
     )

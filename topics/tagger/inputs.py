@@ -111,6 +111,9 @@ class Tag:
     evidence: dict = field(default_factory=dict, compare=False)
     shown: bool = False  # one of the paper's chips
     implied: bool = False  # an ancestor of another of the paper's tags
+    # For a chip of a paper with several: the chip-order model's P(right), which orders the
+    # chips (topics.tagger.chip_order); None: the chips are in score order.
+    chip_order: float | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -120,6 +123,7 @@ class Tag:
             "rank": self.rank,
             "shown": self.shown,
             "implied": self.implied,
+            "chip_order": self.chip_order,
             "evidence": self.evidence,
         }
 

@@ -68,6 +68,7 @@ def tag_create(
     rank: int = 1,
     evidence: dict | None = None,
     source: str = PaperTopic.Source.MODEL,
+    chip_order: float | None = None,
 ) -> PaperTopic:
     """A stored tag, then the paper's tags re-arranged by the display rule (rank, shown,
     implied and Paper.tags_json), as every service that writes tags does."""
@@ -79,6 +80,7 @@ def tag_create(
         score=score,
         rank=rank,
         source=source,
+        chip_order=chip_order,
         evidence=evidence
         if evidence is not None
         else {

@@ -66,6 +66,20 @@ def test_random_tag_sets_never_show_an_area_or_an_implied_topic_and_at_most_seve
         assert all(p.implied == (p.key in ancestors) for p in placed)
 
 
+def test_the_chip_order_reorders_the_chips_but_not_which_topics_are_chips():
+    # Eight specific tags: the seven best scored are the chips; the chip-order model's values
+    # order those seven, and a tag past the limit stays off however high its order would be.
+    tree = {"a": ()} | {f"t{n}": ("a",) for n in range(8)}
+    tags = [ChipTag(f"t{n}", tree[f"t{n}"], False, 0.9 - n / 10, 1, order=n / 10) for n in range(8)]
+    placed = chips_arrange([*tags, ChipTag("a", (), True, 0.95, 0)])
+
+    assert [p.key for p in placed if p.shown] == ["t6", "t5", "t4", "t3", "t2", "t1", "t0"]
+    assert [p.key for p in placed if not p.shown] == ["t7", "a"]
+    # without orders, the same tags are in score order
+    plain = chips_arrange([ChipTag(t.key, t.ancestors, False, t.score, 1) for t in tags])
+    assert [p.key for p in plain if p.shown] == [f"t{n}" for n in range(7)]
+
+
 # --- stored by the tagging service ---------------------------------------------------------------
 def test_tagging_stores_display_order_flags_and_the_lookup_json(topics):
     stored = paper_create(title=PPO_PAPER[0], abstract=PPO_PAPER[1])
@@ -156,3 +170,23 @@ def test_search_and_paper_page_show_the_same_chips_first(client, implied_scene):
     order = [detail.index(f'href="/topics/{slug}/"') for slug in ("ppo", "policy-gradient")]
     assert order == sorted(order)  # the chip first, then what it implies
     assert detail.count('data-shown="true"') == 1
+
+
+def test_stored_chip_orders_decide_the_order_when_the_tags_are_arranged_again():
+    area = area_create()
+    pg = topic_create(parent=area, slug="policy-gradient", name="Policy Gradient")
+    offline = topic_create(parent=area, slug="offline-rl", name="Offline RL")
+    mine = topic_create(parent=area, slug="model-based-rl", name="Model-Based RL")
+    stored = paper_create()
+    tag_create(paper=stored, topic=pg, score=0.9, chip_order=0.3)
+    tag_create(paper=stored, topic=offline, score=0.5, chip_order=0.8)
+    tag_create(paper=stored, topic=mine, score=0.6, source=PaperTopic.Source.USER)
+
+    paper_chips_refresh(paper_ids=[stored.pk])
+
+    rows = PaperTopic.objects.filter(paper=stored).order_by("rank")
+    # the model's chips by their chip order, a person's tag (no order) by its score
+    assert [r.topic.slug for r in rows] == ["offline-rl", "model-based-rl", "policy-gradient"]
+    assert all(r.shown for r in rows)
+    stored.refresh_from_db()
+    assert [t["slug"] for t in json.loads(stored.tags_json)][0] == "offline-rl"

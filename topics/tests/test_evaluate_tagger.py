@@ -92,11 +92,11 @@ def test_fit_tagger_writes_a_scorer_from_training_papers(tmp_path):
     out = StringIO()
     target = tmp_path / "scorer.json"
     call_command(
-        "fit_tagger", "--limit", "40", "--folds", "2", "--name", "fit-test", "--weak",
+        "fit_tagger", "--limit", "90", "--folds", "2", "--name", "fit-test", "--weak",
         "--out", str(target), stdout=out,
     )  # fmt: skip
     text = out.getvalue()
-    assert "training set: 40 labelled papers" in text
+    assert "training set: 90 labelled papers" in text
     fitted = ScorerParams.load(target)
     assert fitted.version == "fit-test"
     sel = fitted.selection
@@ -110,7 +110,7 @@ def test_fit_tagger_writes_a_scorer_from_training_papers(tmp_path):
 
     labelled = tmp_path / "labelled_papers.jsonl.gz"
     rows = load_labelled_papers(labelled)
-    assert 0 < len(rows) <= 40
+    assert 0 < len(rows) <= 90
     assert fitted.fit["labelled_papers"]["papers"] == len(rows)
     assert all(r["vec"] and r["embedding"] for r, _ in rows)  # vectors cached for start-up
     # and the supervised heads fitted on the same papers, which a tagger reading them uses
@@ -122,15 +122,26 @@ def test_fit_tagger_writes_a_scorer_from_training_papers(tmp_path):
     assert "heads:" in text
     assert fitted.weights["head"] != 0  # the scorer learnt what a head's decision is worth
     # the heads also learnt from the shipped weak labels (as many as the limit), on record
-    assert fitted.fit["weak"]["papers"] == 40
+    assert fitted.fit["weak"]["papers"] == 90
     assert fitted.fit["weak"]["files"] == ["weak/01-title-names-jan-may-2025.jsonl.gz"]
-    assert "and 40 weakly labelled" in text
+    assert "and 90 weakly labelled" in text
     assert fitted.fit["command"].endswith(" --weak")
+    # and the chip-order model on the fitted tagger's chips, with its out-of-fold figures
+    from topics.tagger.chip_order import ChipOrder
+
+    order = ChipOrder.load(tmp_path / "chip_order.npz")
+    assert order is not None
+    assert order.info["scorer"] == "fit-test"
+    assert fitted.fit["chip_order"] == order.info["cv"]
+    assert 0 < order.info["cv"]["model_order"]["first_chip_right"] <= 1
+    assert "chip order:" in text
 
 
 def test_a_fit_without_labelled_papers_leaves_no_stale_heads_next_to_its_scorer(tmp_path):
     stale = tmp_path / "heads.npz"
     stale.write_bytes(b"heads of other labels")
+    stale_order = tmp_path / "chip_order.npz"
+    stale_order.write_bytes(b"chip order of other chips")
     call_command(
         "fit_tagger", "--limit", "30", "--folds", "2", "--knn-k", "0",
         "--out", str(tmp_path / "scorer.json"), stdout=StringIO(),
@@ -138,6 +149,7 @@ def test_a_fit_without_labelled_papers_leaves_no_stale_heads_next_to_its_scorer(
     assert ScorerParams.load(tmp_path / "scorer.json").weights["head"] == 0
     assert ScorerParams.load(tmp_path / "scorer.json").fit["weak"]["papers"] == 0  # opt-in
     assert not stale.exists()
+    assert not stale_order.exists()
 
 
 def test_labelled_papers_file_is_deterministic_and_its_cached_vectors_fit(tmp_path):

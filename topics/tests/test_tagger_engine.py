@@ -467,3 +467,31 @@ def test_token_ids_from_remembered_chunks_equal_whole_text_tokenization():
         assert len(fresh._chunk_ids) <= 40  # cleared, then this batch's chunks only
     finally:
         embedding.CHUNK_CACHE = saved
+
+
+def test_the_shipped_tagger_orders_each_papers_chips_by_the_chip_order_model(shipped_tagger):
+    from topics.evaluation import load_set
+
+    assert shipped_tagger.chip_order is not None  # model/chip_order.npz ships with the scorer
+    papers = [PaperInput.coerce(p) for p in load_set("gold").papers[:40]]
+    several = 0
+    for tags in shipped_tagger.tag_batch(papers):
+        chips = [t for t in tags if t.shown]
+        assert all(t.chip_order is None for t in tags if not t.shown)
+        if len(chips) < 2:
+            assert all(t.chip_order is None for t in chips)
+            continue
+        several += 1
+        orders = [t.chip_order for t in chips]
+        assert all(o is not None and 0 < o < 1 for o in orders)
+        assert orders == sorted(orders, reverse=True)  # the most likely right chip first
+        assert [t.rank for t in tags] == list(range(1, len(tags) + 1))
+    assert several >= 10
+
+
+def test_a_tagger_without_the_shipped_labels_keeps_chips_in_score_order(tagger):
+    assert tagger.chip_order is None  # fitted for other chips: not used
+    tags = tagger.tag(PaperInput(id="x", title="Policy gradient methods", abstract="PPO."))
+    chips = [t for t in tags if t.shown]
+    assert all(t.chip_order is None for t in tags)
+    assert [t.score for t in chips] == sorted((t.score for t in chips), reverse=True)

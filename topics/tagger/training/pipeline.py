@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from topics.evaluation import EVAL_DIR, load_set, load_weak
+from topics.tagger.chip_order import CHIP_ORDER_FILE, ChipOrder
 from topics.tagger.engine import PaperInput, Tagger, encode_vector
 from topics.tagger.heads import (
     HEADS_FILE,
@@ -31,6 +32,7 @@ from topics.tagger.neighbours import phrase_topics
 from topics.tagger.scoring import SCORER_PATH, ScorerParams, fit_scorer
 from topics.tagger.taxonomy import load_taxonomy_files
 from topics.tagger.text import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, clean
+from topics.tagger.training.chip_order import fit_chip_order
 from topics.tagger.training.crossval import (
     ACCEPTABLE_MODES,
     BASE_SCORER,
@@ -78,6 +80,7 @@ class FitResult:
     cv_results: list[dict] = field(default_factory=list)
     chosen: dict = field(default_factory=dict)
     heads: TopicHeads | None = None  # fitted on every labelled training paper
+    chip_order: ChipOrder | None = None  # orders each paper's chips (topics/tagger/chip_order.py)
 
 
 @dataclass
@@ -145,21 +148,33 @@ def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> Fit
         f"{best['threshold']:.2f}, floor {best['floor']:.2f}"
     )
     log("weights: " + ", ".join(f"{f} {w:+.3f}" for f, w in fitted.weights.items()))
+    chip_order = None
+    if heads is not None:  # on the fitted tagger's chips (kNN and heads still left out)
+        tagger.set_params(fitted)
+        chip_order = fit_chip_order(
+            tagger, data.papers, data.gold, data.labels, folds=opts.folds, log=log
+        )
+        if chip_order is not None:
+            fitted = replace(fitted, fit={**fitted.fit, "chip_order": chip_order.info["cv"]})
     log(f"bias {fitted.bias:.3f}; fitted in {time.perf_counter() - started:.1f} s")
-    return FitResult(fitted, tagger, labelled, cv_results, chosen, heads=heads)
+    return FitResult(
+        fitted, tagger, labelled, cv_results, chosen, heads=heads, chip_order=chip_order
+    )
 
 
 def save(result: FitResult, out: Path) -> Path:
-    """Write the scorer and, next to it, the labelled papers its kNN reads and the heads fitted
-    on them (an old heads file is removed when the fit made none: it belongs to other labels)."""
+    """Write the scorer and, next to it, the labelled papers its kNN reads, the heads fitted
+    on them and the chip-order model (an old heads or chip-order file is removed when the fit
+    made none: it belongs to other labels)."""
     result.scorer.save(out)
     target = Path(out).parent / LABELLED_FILE
     write_labelled(target, result.labelled, result.tagger)
-    heads_path = Path(out).parent / HEADS_FILE
-    if result.heads is not None:
-        result.heads.save(heads_path)
-    else:
-        heads_path.unlink(missing_ok=True)
+    for model, name in ((result.heads, HEADS_FILE), (result.chip_order, CHIP_ORDER_FILE)):
+        path = Path(out).parent / name
+        if model is not None:
+            model.save(path)
+        else:
+            path.unlink(missing_ok=True)
     return target
 
 

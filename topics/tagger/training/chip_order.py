@@ -1,0 +1,105 @@
+"""Fit the chip-order model (``topics/tagger/chip_order.py``) on the labelled training papers.
+
+The tagger must score the training papers as honestly as it does in the scorer's fit: each
+paper left out of its own kNN vote and its heads' values from heads fitted on the other folds
+(``pipeline.heads_out_of_fold``). Every chip of a paper with at least two becomes one row,
+labelled right when it is one of the paper's gold topics (with ancestors). Out of fold (the
+folds of ``fit_tagger``, by paper) the model is judged on what a reader sees first: the share of
+papers whose first chip is right, and whose first chip is a topic the judge wrote down, next to
+the same figures in the scorer's order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from topics.tagger.chip_order import CHIP_FEATURES, ChipOrder
+from topics.tagger.training.crossval import fold_of, rounded
+
+# Chosen out of fold on the 6,368 training papers of fit-13 (docs/tagging.md, "Which chip comes
+# first"): more trees kept helping (800 trees of 31 leaves: first chip right 0.830), 400 of 15
+# leaves (0.824) scores a batch in a fortieth of a paper's tagging time.
+BOOSTING = {
+    "max_iter": 400,
+    "learning_rate": 0.1,
+    "max_leaf_nodes": 15,
+    "min_samples_leaf": 40,
+    "early_stopping": False,
+    "random_state": 0,
+}
+
+
+MIN_PAPERS = 30
+
+
+def _first_rates(papers, score: np.ndarray) -> dict[str, float]:
+    right = labelled = 0
+    for at, slugs, gold, named in papers:
+        best = max(range(len(at)), key=lambda k: (score[at[k]], -k))  # ties: scorer's order
+        right += slugs[best] in gold
+        labelled += slugs[best] in named
+    n = len(papers) or 1
+    return {"first_chip_right": right / n, "first_chip_labelled": labelled / n}
+
+
+def fit_chip_order(
+    tagger,
+    papers: Sequence,
+    gold: Sequence[set[str]],
+    labels: Sequence[Sequence[str]],
+    *,
+    folds: int,
+    log: Callable[[str], None] = lambda _: None,
+) -> ChipOrder | None:
+    """The model fitted on every training paper's chips, with its out-of-fold figures in
+    ``info``; None when fewer than :data:`MIN_PAPERS` papers have two chips or more."""
+    from sklearn.ensemble import HistGradientBoostingClassifier  # fitting only
+
+    saved, tagger.chip_order = tagger.chip_order, None  # rows in the scorer's order
+    try:
+        candidates = tagger.chip_candidates(papers)
+    finally:
+        tagger.chip_order = saved
+    xs: list[np.ndarray] = []
+    y: list[bool] = []
+    fold: list[int] = []
+    rows: list[tuple[list[int], list[str], set[str], set[str]]] = []
+    for paper, (slugs, x), g, named in zip(papers, candidates, gold, labels, strict=True):
+        if not slugs:
+            continue
+        at = list(range(len(y), len(y) + len(slugs)))
+        rows.append((at, slugs, g, set(named)))
+        xs.append(x)
+        y += [s in g for s in slugs]
+        fold += [fold_of(paper.id, folds)] * len(slugs)
+    if len(rows) < MIN_PAPERS:
+        log(f"chip order: {len(rows)} papers with two chips or more, too few to fit")
+        return None
+    x_all, y_all, fold_all = np.vstack(xs), np.asarray(y), np.asarray(fold)
+    oof = np.zeros(len(y_all))
+    for k in range(folds):
+        train, held = fold_all != k, fold_all == k
+        if held.any():
+            model = HistGradientBoostingClassifier(**BOOSTING).fit(x_all[train], y_all[train])
+            oof[held] = model.predict_proba(x_all[held])[:, 1]
+    position = x_all[:, CHIP_FEATURES.index("position")]
+    before, after = _first_rates(rows, -position), _first_rates(rows, oof)
+    info = {
+        "method": "HistGradientBoostingClassifier on the chips of training papers",
+        "boosting": BOOSTING,
+        "scorer": tagger.params.version,
+        "papers": len(rows),
+        "chips": len(y_all),
+        "right_share": round(float(y_all.mean()), 4),
+        "cv_folds": folds,
+        "cv": {"scorer_order": rounded(before), "model_order": rounded(after)},
+    }
+    log(
+        f"chip order: {len(rows)} papers, {len(y_all)} chips; out of fold first chip right "
+        f"{before['first_chip_right']:.3f} -> {after['first_chip_right']:.3f}, a labelled "
+        f"topic {before['first_chip_labelled']:.3f} -> {after['first_chip_labelled']:.3f}"
+    )
+    model = HistGradientBoostingClassifier(**BOOSTING).fit(x_all, y_all)
+    return ChipOrder.from_sklearn(model, info)

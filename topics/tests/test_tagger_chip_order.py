@@ -1,0 +1,52 @@
+"""The chip-order model (topics/tagger/chip_order.py): trees exported from scikit-learn score as
+scikit-learn does, survive a save and load, and the shipped tagger orders its chips by them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+from topics.tagger.chip_order import CHIP_FEATURES, ChipOrder
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3000, len(CHIP_FEATURES)))
+    x[rng.random(x.shape) < 0.02] = np.nan  # missing values take the learnt side
+    y = (np.nan_to_num(x[:, 0]) + np.nan_to_num(x[:, 1] * x[:, 2]) > 0.3).astype(int)
+    model = HistGradientBoostingClassifier(
+        max_iter=60, max_leaf_nodes=15, early_stopping=False, random_state=0
+    ).fit(x, y)
+    return model, x
+
+
+def test_exported_trees_score_as_scikit_learn_does_on_both_walks(fitted):
+    model, x = fitted
+    order = ChipOrder.from_sklearn(model, {"made": "in a test"})
+    expected = model.predict_proba(x[:500])[:, 1]
+    assert np.allclose(order.predict(x[:500]), expected, rtol=0, atol=1e-12)
+    rows = np.ascontiguousarray(x[:500])
+    assert np.allclose(order._raw_numpy(rows), order._raw_compiled(rows), rtol=0, atol=1e-12)
+    assert order.predict(np.zeros((0, len(CHIP_FEATURES)))).shape == (0,)
+
+
+def test_saved_and_loaded_the_model_is_the_same_and_other_features_load_as_none(fitted, tmp_path):
+    model, x = fitted
+    path = tmp_path / "chip_order.npz"
+    ChipOrder.from_sklearn(model, {"cv": {"first_chip_right": 0.8}}).save(path)
+    again = tmp_path / "again.npz"
+    ChipOrder.load(path).save(again)
+    assert path.read_bytes() == again.read_bytes()  # deterministic bytes
+    loaded = ChipOrder.load(path)
+    assert loaded.info == {"cv": {"first_chip_right": 0.8}}
+    assert np.allclose(loaded.predict(x[:100]), model.predict_proba(x[:100])[:, 1], atol=1e-12)
+    # a model made for other features is not used (the chips keep the scorer's order)
+    with np.load(path) as data:
+        arrays = dict(data)
+    arrays["features"] = np.array("\n".join(CHIP_FEATURES[:-1]))
+    with open(tmp_path / "old.npz", "wb") as handle:
+        np.savez(handle, **arrays)
+    assert ChipOrder.load(tmp_path / "old.npz") is None
+    assert ChipOrder.load(tmp_path / "missing.npz") is None
