@@ -48,12 +48,11 @@
     return node;
   }
 
-  // The chips bar that follows entry.after, made once per entry and found again after re-renders;
-  // `spare` (from newBar) is filled first and then put in place.
-  function bar(doc, entry, spare = null) {
+  // The entry's chips bar if it has one already (right after entry.after): a bar is made once per
+  // entry and found again after re-renders. null: make one with newBar, fill it, then place it.
+  function bar(entry) {
     const next = entry.after.nextElementSibling;
-    if (next?.classList.contains('paperscope-bar') && next.dataset.paperscopeId === entry.id) return next;
-    return spare ?? newBar(doc, entry.id);
+    return next?.classList.contains('paperscope-bar') && next.getAttribute('data-paperscope-id') === entry.id ? next : null;
   }
 
   function place(entry, barNode) {
@@ -99,21 +98,19 @@
   }
 
   // The chips (and a "+n" or status note) go before the Save button; what an earlier fill put
-  // there is replaced.
-  function fill(doc, barNode, view) {
-    let button = buttonOf(barNode);
+  // there is replaced. `button`: the bar's Save button when the caller has it (a new bar).
+  function fill(doc, barNode, view, button = buttonOf(barNode)) {
     if (!button) {
       button = template(doc).bar.firstChild.cloneNode(true);
       button.dataset.paperscopeId = barNode.dataset.paperscopeId;
       barNode.append(button);
     }
     while (barNode.firstChild !== button) barNode.firstChild.remove();
-    const nodes = view.chips.map((item) => chip(doc, item));
-    if (view.more) nodes.push(el(doc, 'span', 'paperscope-more', `+${view.more}`));
+    for (const item of view.chips) barNode.insertBefore(chip(doc, item), button);
+    if (view.more) barNode.insertBefore(el(doc, 'span', 'paperscope-more', `+${view.more}`), button);
     const status = PS.model.STATUS_TEXT[view.state];
-    if (status) nodes.push(el(doc, 'span', `paperscope-status paperscope-status--${view.state}`, status));
-    if (nodes.length) button.before(...nodes);
-    barNode.dataset.state = view.state;
+    if (status) barNode.insertBefore(el(doc, 'span', `paperscope-status paperscope-status--${view.state}`, status), button);
+    barNode.setAttribute('data-state', view.state);
     return button;
   }
 
