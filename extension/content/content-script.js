@@ -90,28 +90,53 @@
     return view;
   }
 
-  // Each entry's bar and Save group, made while the lookup is away (~10,000 cloned nodes), not
-  // yet in the page: they are filled first and go in together, so the page is changed and laid
-  // out once.
+  // Each entry's bar (with its Save button), made while the lookup is away (~4,000 cloned nodes),
+  // not yet in the page: the bars are filled first and go in together, so the page is changed and
+  // laid out once. The entries are marked for the keyboard, the pointer and the filter meanwhile
+  // too (nothing of that depends on the answer): their style is worked out while the server is
+  // busy instead of in the render pass (30-50 ms of it on the 2,000-entry listing).
   function prepare(entries) {
-    return entries.map((entry) => ({ bar: PS.render.newBar(document, entry.id), group: PS.render.newSaveGroup(document, entry.id) }));
+    for (const entry of entries) mark(entry);
+    void root.offsetHeight;
+    return entries.map((entry) => {
+      const bar = PS.render.newBar(document, entry.id);
+      return { bar, button: bar.firstChild };
+    });
   }
 
-  function renderEntry(entry, spare = {}) {
-    const view = viewFor(entry.id);
-    const bar = PS.render.bar(document, entry, spare.bar);
-    PS.render.fill(document, bar, view);
-    PS.render.place(entry, bar);
-    const button = PS.render.saveButton(document, entry, bar, spare.group);
-    // A new button is already "idle" as cloned: write it only when that is not what it shows.
-    const wanted = state.saved.has(entry.id) ? 'saved' : 'idle';
-    if ((!button.dataset.state || button.dataset.state === 'idle') && button.dataset.state !== wanted) PS.render.setSaveState(button, wanted);
-    if (view.followed) state.followedIds.add(entry.id);
-    else state.followedIds.delete(entry.id);
+  function mark(entry) {
     for (const node of entry.box) {
       if (!node.classList.contains('paperscope-entry')) node.classList.add('paperscope-entry');
-      if (node.classList.contains('paperscope-followed') !== view.followed) node.classList.toggle('paperscope-followed', view.followed);
       if (node.dataset.paperscopeEntry !== entry.id) node.dataset.paperscopeEntry = entry.id;
+    }
+  }
+
+  // `spare`: the entry's bar and button from prepare(), used unless the entry has a bar already.
+  // The render pass touches the DOM as little as it can (each call from the content script's
+  // world costs a few microseconds, times 2,000 entries): a prepared entry is marked already and
+  // its new button shows "idle".
+  function renderEntry(entry, spare = null) {
+    const view = viewFor(entry.id);
+    const found = PS.render.bar(entry);
+    const fresh = spare !== null && found === null;
+    const bar = fresh ? spare.bar : (found ?? PS.render.newBar(document, entry.id));
+    const button = PS.render.fill(document, bar, view, fresh ? spare.button : undefined);
+    PS.render.place(entry, bar);
+    const wanted = state.saved.has(entry.id) ? 'saved' : 'idle';
+    if (fresh) {
+      if (wanted !== 'idle') PS.render.setSaveState(button, wanted);
+    } else {
+      // An existing button's state is left alone unless it shows "idle" (a save may be under way).
+      if ((!button.dataset.state || button.dataset.state === 'idle') && button.dataset.state !== wanted) PS.render.setSaveState(button, wanted);
+      mark(entry);
+    }
+    const wasFollowed = state.followedIds.has(entry.id);
+    if (view.followed) state.followedIds.add(entry.id);
+    else state.followedIds.delete(entry.id);
+    if (view.followed || wasFollowed || !fresh) {
+      for (const node of entry.box) {
+        if (node.classList.contains('paperscope-followed') !== view.followed) node.classList.toggle('paperscope-followed', view.followed);
+      }
     }
   }
 
@@ -245,7 +270,7 @@
   function relevant(record) {
     if (record.type !== 'childList') return false;
     const target = record.target;
-    if (target.closest?.('.mathjax, .MathJax, .paperscope-bar, .paperscope-toolbar, .paperscope-save-group')) return false;
+    if (target.closest?.('.mathjax, .MathJax, .paperscope-bar, .paperscope-toolbar')) return false;
     return [...record.addedNodes, ...record.removedNodes].some((node) => !ours(node));
   }
 

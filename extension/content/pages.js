@@ -13,17 +13,17 @@
     return null;
   }
 
-  // An entry: {id, version, box (the elements that make up the paper), after (chips go right after
-  // it), saveIn (the Save control is appended to it, or null: it goes in the chips bar)}.
-  function entry(parsed, box, after, saveIn) {
-    return parsed && after ? { id: parsed.id, version: parsed.version, box, after, saveIn } : null;
+  // An entry: {id, version, box (the elements that make up the paper), after (the chips bar, with
+  // the Save button at its end, goes right after it)}.
+  function entry(parsed, box, after) {
+    return parsed && after ? { id: parsed.id, version: parsed.version, box, after } : null;
   }
 
   function absEntry(doc, loc) {
     const parsed = PS.ids.fromPath(loc.pathname) ?? PS.ids.parse(doc.querySelector('meta[name="citation_arxiv_id"]')?.content);
     const abs = doc.querySelector('#abs') ?? doc.querySelector('#content');
     const after = abs?.querySelector('h1.title') ?? abs?.querySelector('div.authors') ?? abs?.firstElementChild;
-    return entry(parsed, [abs], after, null);
+    return entry(parsed, [abs], after);
   }
 
   // dt/dd pairs: listing pages, author pages, and conference indexes inside /html/ pages.
@@ -41,7 +41,7 @@
       const dd = dt.nextElementSibling?.tagName === 'DD' ? dt.nextElementSibling : null;
       const meta = dd?.querySelector('div.meta') ?? dd;
       const after = meta?.querySelector('div.list-subjects') ?? meta?.querySelector('div.list-authors') ?? meta?.lastElementChild;
-      const found = entry(parsed[i], dd ? [dt, dd] : [dt], after, dt);
+      const found = entry(parsed[i], dd ? [dt, dd] : [dt], after);
       if (found) out.push(found);
     }
     return out;
@@ -53,7 +53,7 @@
       const link = item.querySelector('p.list-title a[href*="/abs/"]') ?? item.querySelector('a[href*="/abs/"]');
       const parsed = link && PS.ids.fromHref(link.getAttribute('href'));
       const after = item.querySelector('p.authors') ?? item.querySelector('p.title');
-      const found = entry(parsed, [item], after, item.querySelector('p.list-title'));
+      const found = entry(parsed, [item], after);
       if (found) out.push(found);
     }
     return out;
@@ -63,7 +63,7 @@
     const entries = listingEntries(doc);
     const title = doc.querySelector('h1.ltx_title_document');
     const after = title ?? (entries.length ? null : doc.querySelector('body > h1') ?? doc.body?.firstElementChild);
-    const page = entry(PS.ids.fromPath(loc.pathname), [title?.closest('article') ?? doc.body], after, null);
+    const page = entry(PS.ids.fromPath(loc.pathname), [title?.closest('article') ?? doc.body], after);
     return page ? [page, ...entries] : entries;
   }
 

@@ -12,51 +12,47 @@
   }
 
   // Chips, bars and Save buttons are clones of nodes built once per document: a 2,000-entry
-  // listing makes ~20,000 of them, and cloning a prepared node is much cheaper than building each
+  // listing makes ~10,000 of them, and cloning a prepared node is much cheaper than building each
   // from createElement and property writes. No HTML is parsed: the templates are made with DOM
   // calls and server text still goes in through textContent and attribute values only.
+  //
+  // A bar is one flex box: the chips, then the Save button, as its own children (no holder, no
+  // wrapper around the button), so an entry adds a bar, its chip links and one button, and the
+  // page's own lines are left as they are. Putting the button in the entry's id line (a `dt`)
+  // made Blink lay that line out again for each of 2,000 entries (issue 17, fourth round).
   const templates = new WeakMap();
 
   function template(doc) {
     let made = templates.get(doc);
     if (made) return made;
     const barNode = el(doc, 'div', 'paperscope-bar');
-    barNode.append(el(doc, 'span', 'paperscope-chips'));
-    const link = el(doc, 'a', 'paperscope-chip');
-    link.target = '_blank';
-    link.rel = 'noopener noreferrer';
-    const group = el(doc, 'span', 'paperscope-save-group');
     const button = el(doc, 'button', 'paperscope-save', 'Save');
     button.type = 'button';
     button.title = 'Save to your Paperscope reading list (s)';
     button.dataset.state = 'idle';
-    group.append(button);
-    made = { bar: barNode, link, span: el(doc, 'span', 'paperscope-chip'), group, chips: new Map() };
+    barNode.append(button);
+    const link = el(doc, 'a', 'paperscope-chip');
+    link.target = '_blank';
+    link.rel = 'noopener noreferrer';
+    made = { bar: barNode, link, span: el(doc, 'span', 'paperscope-chip'), chips: new Map() };
     templates.set(doc, made);
     return made;
   }
 
-  // A bar or Save group not yet in the page: the content script makes them while the lookup is
-  // away and fills them before they go in.
+  // A bar (with its Save button) not yet in the page: the content script makes them while the
+  // lookup is away and fills them before they go in.
   function newBar(doc, id) {
     const node = template(doc).bar.cloneNode(true);
     node.dataset.paperscopeId = id;
+    node.firstChild.dataset.paperscopeId = id;
     return node;
   }
 
-  function newSaveGroup(doc, id) {
-    const group = template(doc).group.cloneNode(true);
-    group.dataset.paperscopeId = id;
-    group.firstChild.dataset.paperscopeId = id;
-    return group;
-  }
-
-  // The chips bar that follows entry.after, made once per entry and found again after re-renders;
-  // `spare` (from newBar) is filled first and then put in place.
-  function bar(doc, entry, spare = null) {
+  // The entry's chips bar if it has one already (right after entry.after): a bar is made once per
+  // entry and found again after re-renders. null: make one with newBar, fill it, then place it.
+  function bar(entry) {
     const next = entry.after.nextElementSibling;
-    if (next?.classList.contains('paperscope-bar') && next.dataset.paperscopeId === entry.id) return next;
-    return spare ?? newBar(doc, entry.id);
+    return next?.classList.contains('paperscope-bar') && next.getAttribute('data-paperscope-id') === entry.id ? next : null;
   }
 
   function place(entry, barNode) {
@@ -93,25 +89,29 @@
     return link;
   }
 
-  function fill(doc, barNode, view) {
-    const first = barNode.firstElementChild; // the holder, as made by template()
-    const holder = first?.classList.contains('paperscope-chips') ? first : barNode.querySelector('.paperscope-chips');
-    const nodes = view.chips.map((item) => chip(doc, item));
-    if (view.more) nodes.push(el(doc, 'span', 'paperscope-more', `+${view.more}`));
-    const status = PS.model.STATUS_TEXT[view.state];
-    if (status) nodes.push(el(doc, 'span', `paperscope-status paperscope-status--${view.state}`, status));
-    holder.replaceChildren(...nodes);
-    barNode.dataset.state = view.state;
+  // The bar's Save button: the first of its own children that is one (after the chips).
+  function buttonOf(barNode) {
+    for (let node = barNode.firstElementChild; node; node = node.nextElementSibling) {
+      if (node.tagName === 'BUTTON' && node.classList.contains('paperscope-save')) return node;
+    }
+    return null;
   }
 
-  function saveButton(doc, entry, barNode, spare = null) {
-    const home = entry.saveIn ?? barNode;
-    const last = home.lastElementChild; // where append() put it, unless the page added more since
-    const found = last?.classList.contains('paperscope-save-group') ? last : home.querySelector(':scope > .paperscope-save-group');
-    if (found?.dataset.paperscopeId === entry.id) return found.querySelector('button');
-    const group = spare ?? newSaveGroup(doc, entry.id);
-    home.append(group);
-    return group.firstChild;
+  // The chips (and a "+n" or status note) go before the Save button; what an earlier fill put
+  // there is replaced. `button`: the bar's Save button when the caller has it (a new bar).
+  function fill(doc, barNode, view, button = buttonOf(barNode)) {
+    if (!button) {
+      button = template(doc).bar.firstChild.cloneNode(true);
+      button.dataset.paperscopeId = barNode.dataset.paperscopeId;
+      barNode.append(button);
+    }
+    while (barNode.firstChild !== button) barNode.firstChild.remove();
+    for (const item of view.chips) barNode.insertBefore(chip(doc, item), button);
+    if (view.more) barNode.insertBefore(el(doc, 'span', 'paperscope-more', `+${view.more}`), button);
+    const status = PS.model.STATUS_TEXT[view.state];
+    if (status) barNode.insertBefore(el(doc, 'span', `paperscope-status paperscope-status--${view.state}`, status), button);
+    barNode.setAttribute('data-state', view.state);
+    return button;
   }
 
   const SAVE_LABELS = {
@@ -130,10 +130,10 @@
     button.disabled = state === 'busy';
   }
 
-  // A list picker beside a single paper's Save button (abs and HTML pages).
+  // A list picker right after a single paper's Save button (abs and HTML pages).
   function listPicker(doc, button, lists, selected) {
-    const group = button.parentElement;
-    let select = group.querySelector('select.paperscope-list');
+    const barNode = button.parentElement;
+    let select = barNode.querySelector(':scope > select.paperscope-list');
     if (!lists.length) {
       select?.remove();
       return null;
@@ -141,7 +141,7 @@
     if (!select) {
       select = el(doc, 'select', 'paperscope-list');
       select.setAttribute('aria-label', 'Reading list');
-      group.append(select);
+      button.after(select);
     }
     select.replaceChildren(
       ...lists.map((list) => {
@@ -184,5 +184,5 @@
     node.querySelector('.paperscope-toolbar-status').textContent = status ?? `${followedCount} of ${total} in topics you follow`;
   }
 
-  PS.render = { newBar, newSaveGroup, bar, place, fill, saveButton, setSaveState, listPicker, toolbar, setToolbar };
+  PS.render = { newBar, bar, place, fill, setSaveState, listPicker, toolbar, setToolbar };
 })();

@@ -56,7 +56,8 @@ def test_it_tags_every_entry_of_a_listing_with_one_lookup(
     )
     assert [b[0] for b in bars] == ids
     assert all(count == 2 for _, count in bars)
-    assert page.locator("dt .paperscope-save").count() == len(ids)
+    # Each entry's Save button ends its chips bar.
+    assert page.locator("dd .paperscope-bar > .paperscope-save").count() == len(ids)
     # Chips sit after the subjects line, never inside a MathJax element.
     assert page.locator(".mathjax .paperscope-bar").count() == 0
     assert len(calls) == 1
@@ -97,8 +98,8 @@ def test_it_asks_for_every_id_of_a_big_listing_before_rendering_it_whole(
         "n => n.map(b => [b.dataset.paperscopeId, b.querySelectorAll('.paperscope-chip').length])",
     )
     assert bars == [[arxiv_id, 2] for arxiv_id in ids]
-    assert page.locator("dt .paperscope-save[data-state=idle]").count() == 2000
-    last = page.locator(f'dt .paperscope-save[data-paperscope-id="{ids[-1]}"]')
+    assert page.locator("dd .paperscope-bar > .paperscope-save[data-state=idle]").count() == 2000
+    last = page.locator(f'dd .paperscope-bar > .paperscope-save[data-paperscope-id="{ids[-1]}"]')
     last.click()
     expect(last).to_have_attribute("data-state", "queued", timeout=20000)
     assert page.locator(".paperscope-save[data-state=queued]").count() == 1
@@ -132,7 +133,7 @@ def test_it_tags_search_results(extension, arxiv, topics):
         )
         == ids
     )
-    assert page.locator("p.list-title .paperscope-save").count() == 3
+    assert page.locator("li.arxiv-result .paperscope-bar > .paperscope-save").count() == 3
 
 
 @pytest.mark.parametrize("late_header", [False, True])

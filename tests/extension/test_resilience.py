@@ -97,7 +97,8 @@ def test_a_listing_reports_an_outage_once_not_per_entry(extension, arxiv):
     page.wait_for_function("document.documentElement.dataset.paperscope === 'error'", timeout=20000)
     assert "server unreachable" in page.text_content(".paperscope-toolbar-status")
     assert page.locator(".paperscope-status").count() == 0
-    assert page.locator("dt .paperscope-save").count() == page.locator("dl dt").count()
+    saves = page.locator("dd .paperscope-bar > .paperscope-save")
+    assert saves.count() == page.locator("dl dt").count()
 
 
 def test_a_slow_server_never_blocks_the_page(extension, arxiv, topics, monkeypatch):
