@@ -361,9 +361,17 @@ def test_labelled_papers_give_knn_candidates_features_and_leave_themselves_out(e
     # an unseen paper: both look-alike papers vote for gnn, one for diffusion
     assert feats[0]["gnn"]["knn_vote"] > feats[0]["diffusion"]["knn_vote"] > 0
     assert feats[0]["gnn"]["knn_sim"] > 0
-    # a labelled paper is not its own neighbour, and its own labels leave the base rate
+    # a labelled paper is not its own neighbour, and its base rate comes from the other folds'
+    # labelled papers (scaled to the whole memory), never from its own labels
     assert feats[1]["diffusion"]["knn_vote"] > 0  # from n2, not from itself
-    assert feats[1]["gnn"]["base_rate"] < feats[0]["gnn"]["base_rate"]
+    from topics.tagger.memory import COUNT_FOLDS, fold_of
+
+    own_fold = fold_of(GNN_PAPER.id, COUNT_FOLDS)
+    others = [pid for pid in memory.ids if fold_of(pid, COUNT_FOLDS) != own_fold]
+    gnn_others = sum(memory.labels[memory.row_of[pid], j["gnn"]] for pid in others)
+    expected = np.log1p(gnn_others * COUNT_FOLDS / (COUNT_FOLDS - 1))
+    assert feats[1]["gnn"]["base_rate"] == pytest.approx(expected, abs=1e-6)
+    assert feats[0]["gnn"]["base_rate"] == pytest.approx(np.log1p(2), abs=1e-6)
     assert "diffusion" in tagger.candidate_slugs([query])[0]  # a kNN candidate
     # the labelled GNN papers name their topic, the one "diffusion" paper does not: a paper
     # that names no GNN phrase misses what most GNN papers say

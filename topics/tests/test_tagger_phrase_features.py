@@ -71,18 +71,35 @@ def test_new_features_are_in_the_scorer_and_old_scorer_files_load_with_zero_weig
     assert params.weights["kw_gapped"] == 0.0
 
 
-def test_phrase_rate_of_labelled_papers_leaves_the_paper_itself_out():
+def test_a_labelled_papers_count_features_never_depend_on_its_own_labels():
+    # base_rate and phrase_rate of a paper in the memory come from the other folds' papers
+    # (scaled to the whole memory): flipping the paper's own labels leaves them unchanged. With
+    # only the paper itself left out they were one count lower exactly where it carried a
+    # topic, a give-away boosted trees learnt (docs/tagging.md).
     import numpy as np
 
-    from topics.tagger.memory import NeighbourMemory
+    from topics.tagger.memory import COUNT_FOLDS, NeighbourMemory, fold_of
 
-    labels = np.array([[1, 0], [1, 1], [1, 0]], dtype=np.float32)
-    named = np.array([[1, 1], [1, 0], [0, 1]], dtype=bool)  # (named without the label: ignored)
-    memory = NeighbourMemory(np.eye(3, 2, dtype=np.float32), labels, ["a", "b", "c"], named)
-    rate = memory.phrase_rate(["new", "a"])
-    assert rate[0].tolist() == pytest.approx([(2 + 1) / (3 + 2), (0 + 1) / (1 + 2)])
-    assert rate[1, 0] == pytest.approx((1 + 1) / (2 + 2))  # "a" itself left out
-    assert NeighbourMemory(np.eye(1, 2), labels[:1], ["a"]).phrase_rate(["x"]) is None
+    ids = [f"2501.{n:05d}" for n in range(40)]
+    rng = np.random.default_rng(5)
+    labels = (rng.random((40, 3)) < 0.4).astype(np.float32)
+    named = rng.random((40, 3)) < 0.5
+    vecs = rng.standard_normal((40, 4)).astype(np.float32)
+    memory = NeighbourMemory(vecs, labels, ids, named)
+    flipped_labels = labels.copy()
+    flipped_labels[0] = 1 - flipped_labels[0]
+    flipped = NeighbourMemory(vecs, flipped_labels, ids, named)
+    assert np.array_equal(memory.base_rate([ids[0]]), flipped.base_rate([ids[0]]))
+    assert np.array_equal(memory.phrase_rate([ids[0]]), flipped.phrase_rate([ids[0]]))
+    # the other folds' counts, scaled by folds / (folds - 1); a new paper sees all of them
+    other = [fold_of(i, COUNT_FOLDS) != fold_of(ids[0], COUNT_FOLDS) for i in ids]
+    expected = labels[other].sum(axis=0) * COUNT_FOLDS / (COUNT_FOLDS - 1)
+    assert memory.base_rate([ids[0]])[0] == pytest.approx(np.log1p(expected))
+    assert memory.base_rate(["new"])[0] == pytest.approx(np.log1p(labels.sum(axis=0)))
+    carried = named & (labels > 0)
+    rate = memory.phrase_rate(["new"])[0]
+    assert rate == pytest.approx((carried.sum(axis=0) + 1) / (labels.sum(axis=0) + 2))
+    assert NeighbourMemory(np.eye(1, 2), labels[:1, :2], ["a"]).phrase_rate(["x"]) is None
 
 
 def test_phrase_missing_is_the_rate_only_where_the_paper_names_nothing():

@@ -4,13 +4,13 @@ The pipeline (:mod:`topics.tagger.training.pipeline`) runs these; docs/tagging.m
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import replace
 from datetime import date
 
 import numpy as np
 
 from topics.evaluation.metrics import areas_of, expected_calibration_error, micro_prf
+from topics.tagger.memory import fold_of  # noqa: F401 (the folds of every fit)
 from topics.tagger.scoring import SCORER_PATH
 
 
@@ -35,10 +35,6 @@ LABELLED_FILE = "labelled_papers.jsonl.gz"  # written next to the scorer: the kN
 
 def rounded(d: dict) -> dict:
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in d.items()}
-
-
-def fold_of(paper_id: str, folds: int) -> int:
-    return zlib.crc32(paper_id.encode()) % folds
 
 
 def check_training_papers(papers: list[dict], gold_ids: set[str]) -> None:
