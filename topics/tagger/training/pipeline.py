@@ -239,7 +239,8 @@ def _base_scorer(opts: FitOptions) -> ScorerParams:
 
 def _training_data(taxonomy, opts: FitOptions, log) -> _Training:
     train = load_set("train")
-    check_training_papers(train.papers, {p["id"] for p in load_set("gold").papers})
+    gold_ids = {p["id"] for p in load_set("gold").papers}
+    check_training_papers(train.papers, gold_ids)
     if opts.limit:
         train.papers = train.papers[: opts.limit]
     gold, acceptable, unknown = train.gold({t.slug: t.parent for t in taxonomy.topics})
@@ -254,7 +255,7 @@ def _training_data(taxonomy, opts: FitOptions, log) -> _Training:
     weak: tuple[list[PaperInput], np.ndarray] | None = None
     weak_files: list[str] = []
     if opts.heads and opts.weak:
-        weak, weak_files = weak_set(taxonomy.topics, {p.id for p in papers})
+        weak, weak_files = weak_set(taxonomy.topics, {p.id for p in papers} | gold_ids)
         if opts.limit:
             weak = (weak[0][: opts.limit], weak[1][: opts.limit])
     return _Training(
@@ -271,12 +272,11 @@ def _training_data(taxonomy, opts: FitOptions, log) -> _Training:
 
 
 def weak_set(topics: list, judged: set[str]) -> tuple[tuple[list[PaperInput], np.ndarray], list]:
-    """The shipped weak labels on ``topics``' columns, without the ``judged`` papers (nor the
-    gold set's), and the files they came from."""
+    """The shipped weak labels on ``topics``' columns, without the ``judged`` papers (training
+    and gold), and the files they came from."""
     rows, files = load_weak()
-    exclude = judged | {p["id"] for p in load_set("gold").papers}
     parents = {t.slug: t.parent for t in topics}
-    return weak_training(rows, topics, parents, exclude), files
+    return weak_training(rows, topics, parents, judged), files
 
 
 def _cross_validate(tagger, base, data: _Training, opts: FitOptions, *, knn: bool, log) -> list:
