@@ -1,7 +1,10 @@
 """Benchmark the topic tagger: batch throughput, cold start, per-paper latency and peak memory.
 
     .venv/bin/python bench/bench_tagger.py \
-        [--rss-dir ../shared/data/arxiv/rss/cs.LG_daily_2025H1_gz] [--limit N]
+        [--rss-dir ../shared/data/arxiv/rss/cs.LG_daily_2025H1_gz] [--limit N] [--refined]
+
+--refined measures the refined stage (the contextual encoder, topics/tagger/contextual.py)
+instead of the fast path; its peak memory is that of a worker holding both taggers.
 
 Reads every item of the recorded cs.LG RSS half year (title, abstract after "Abstract:",
 categories), tags them all with the repository's taxonomy and prints the figures quoted in
@@ -30,7 +33,11 @@ from topics.tagger import PaperInput, Tagger, load_taxonomy_files
 t_import = time.perf_counter()
 taxonomy = load_taxonomy_files({taxonomy!r})
 t_tax = time.perf_counter()
-tagger = Tagger(taxonomy.topics)
+context = None
+if {refined!r}:
+    from topics.tagger.contextual import ContextualEmbedder
+    context = ContextualEmbedder()
+tagger = Tagger(taxonomy.topics, context=context)
 t_build = time.perf_counter()
 tags = tagger.tag(PaperInput(id="x", title={title!r}, abstract={abstract!r}, categories={cats!r}))
 t_first = time.perf_counter()
@@ -50,6 +57,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="tag at most this many items")
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--refined", action="store_true", help="the refined stage's tagger")
     args = parser.parse_args()
     if not args.rss_dir.is_dir():
         print(f"bench_tagger: {args.rss_dir} not found; nothing to measure (data-gated).")
@@ -72,6 +80,7 @@ def main() -> int:
         title=first.title,
         abstract=first.abstract,
         cats=first.categories,
+        refined=args.refined,
     )
     t = time.perf_counter()
     out = subprocess.run(
@@ -88,13 +97,18 @@ def main() -> int:
     rss_before = rss_mb()
     taxonomy = load_taxonomy_files(args.taxonomy)
     tagger = Tagger(taxonomy.topics)
+    if args.refined:  # a worker holds both: the fast path's tagger and the refined stage's
+        from topics.tagger.contextual import ContextualEmbedder
+
+        fast, tagger = tagger, Tagger(taxonomy.topics, context=ContextualEmbedder())
+        fast.tag_batch(papers[:256])
     tagger.tag_batch(papers[:256])  # warm-up
 
     t = time.perf_counter()
     results = tagger.tag_batch(papers, batch_size=args.batch_size)
     batch_s = time.perf_counter() - t
 
-    single = papers[:500]
+    single = papers[: 100 if args.refined else 500]
     lat = []
     for p in single:
         t = time.perf_counter()
@@ -140,6 +154,8 @@ def main() -> int:
         "mean_specific_tags": round(sum(leaves) / len(leaves), 2),
         "python": sys.version.split()[0],
         "cpus": os.cpu_count(),
+        "stage": "refined" if args.refined else "fast",
+        "model_version": tagger.model_version,
     }
     if args.json:
         print(json.dumps(figures, indent=2))

@@ -28,6 +28,9 @@ class Paper(models.Model):
     withdrawn = models.BooleanField(default=False)
     # When the tagger last ran on this paper (None: never); a paper may rightly get no tags.
     tagged_at = models.DateTimeField(null=True, blank=True)
+    # When the refined stage (contextual encoder) last tagged it; None: only the fast path has,
+    # and the refine sweep (topics.refine_tags) will, newest first.
+    refined_at = models.DateTimeField(null=True, blank=True)
     # Enrichment from OpenAlex (papers.services.enrich): its work id ("W4392…", "" while it does
     # not know the paper), how often it is cited, and when we last asked (None: never).
     openalex_id = models.CharField(max_length=40, blank=True)
@@ -48,6 +51,12 @@ class Paper(models.Model):
             # The few papers not tagged yet, for the straggler sweep (topics.tag_stragglers).
             models.Index(
                 fields=["id"], condition=models.Q(tagged_at__isnull=True), name="paper_untagged_idx"
+            ),
+            # Tagged papers the refined stage has not reached, for its sweep (newest first).
+            models.Index(
+                fields=["-announced", "-id"],
+                condition=models.Q(refined_at__isnull=True, tagged_at__isnull=False),
+                name="paper_unrefined_idx",
             ),
             # Papers OpenAlex was never asked about, for the enrichment sweep.
             models.Index(

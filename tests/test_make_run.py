@@ -71,8 +71,14 @@ def test_running_it_twice_duplicates_nothing_and_keeps_what_was_saved(instance):
     assert counts(db) == after_first
 
 
+def refined_count(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        sql = "SELECT COUNT(*) FROM papers_paper WHERE refined_at IS NOT NULL"
+        return conn.execute(sql).fetchone()[0]
+
+
 def test_it_serves_topic_pages_with_tagged_papers_then_stops_on_ctrl_c(instance):
-    env, _ = instance
+    env, db = instance
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "manage.py", "paperscope_run", "--port", str(port)],
@@ -107,6 +113,11 @@ def test_it_serves_topic_pages_with_tagged_papers_then_stops_on_ctrl_c(instance)
         papers = httpx.get(f"{base}/api/v1/topics/{busiest['slug']}/papers").json()["results"]
         assert papers
         assert all(paper["tags"] for paper in papers)
+        # The beat's minute sweep re-tags them with the refined stage (contextual encoder).
+        deadline = max(deadline, time.monotonic() + 100)
+        while time.monotonic() < deadline and refined_count(db) == 0:
+            time.sleep(2)
+        assert refined_count(db) > 0, "the worker's refine sweep never ran"
     finally:
         process.send_signal(signal.SIGINT)
         try:

@@ -32,6 +32,7 @@ from django.db.models import Count, Max
 from papers.models import Paper
 from topics.models import PaperTopic, TagFeedback, Topic
 from topics.selectors import feedback_verdicts
+from topics.tagger.contextual import REFINED_SCORER_PATH, ContextModelError, ContextualEmbedder
 from topics.tagger.engine import PaperInput, Tagger, UnknownTopicError
 from topics.tagger.scoring import ScorerParams
 from topics.tagger.taxonomy import TopicSpec
@@ -51,6 +52,8 @@ TAGGER_PRIORS_FILE = "priors.json"
 
 _tagger_lock = threading.RLock()
 _tagger_cache: dict[tuple, Tagger] = {}
+_refined_cache: dict[tuple, Tagger] = {}
+_refined_state: dict[str, Any] = {}  # "encoder": the loaded one, "error": why it cannot load
 
 
 # --- database rows as the tagger's inputs ------------------------------------------------------
@@ -157,25 +160,44 @@ def _file_stamp(path: Path) -> tuple[int, int] | None:
     return (stat.st_mtime_ns, stat.st_size)
 
 
-def tagger_get() -> Tagger:
-    """The process's tagger, rebuilt when a topic was added, edited or retired, or when the
-    retrain task stored a new scorer or new priors. A rebuilt tagger replays the stored feedback
-    (:func:`tagger_build`); a cached one catches up with newer votes."""
+def _tagger_key() -> tuple:
+    """What a cached tagger depends on: the active topics and what the retrain task stored."""
     row = Topic.objects.filter(active=True).aggregate(changed=Max("modified_at"), n=Count("id"))
     folder = tagger_data_dir()
-    key = (
+    return (
         row["changed"],
         row["n"],
         _file_stamp(folder / TAGGER_SCORER_FILE),
         _file_stamp(folder / TAGGER_PRIORS_FILE),
     )
+
+
+def _tagger_cached(cache: dict[tuple, Tagger], build) -> Tagger:
+    key = _tagger_key()
     with _tagger_lock:
-        tagger = _tagger_cache.get(key)
+        tagger = cache.get(key)
         if tagger is None or not tagger_catch_up(tagger):
-            _tagger_cache.clear()
-            tagger = tagger_build()
-            _tagger_cache[key] = tagger
+            cache.clear()
+            tagger = build()
+            cache[key] = tagger
     return tagger
+
+
+def tagger_get() -> Tagger:
+    """The process's tagger, rebuilt when a topic was added, edited or retired, or when the
+    retrain task stored a new scorer or new priors. A rebuilt tagger replays the stored feedback
+    (:func:`tagger_build`); a cached one catches up with newer votes."""
+    return _tagger_cached(_tagger_cache, tagger_build)
+
+
+def refined_tagger_get() -> Tagger | None:
+    """The refined stage's tagger (the contextual encoder and the model in
+    topics/tagger/model/refined/), kept current as :func:`tagger_get`'s; None when this
+    installation cannot run it (turned off by ``TAGGER_REFINED``, or the model cannot be
+    loaded: said once in the log)."""
+    if not refined_available():
+        return None
+    return _tagger_cached(_refined_cache, refined_tagger_build)
 
 
 def tagger_peek() -> Tagger | None:
@@ -185,9 +207,11 @@ def tagger_peek() -> Tagger | None:
 
 
 def tagger_reset() -> None:
-    """Forget this process's tagger (tests; the next tagger_get builds a new one)."""
+    """Forget this process's taggers (tests; the next tagger_get builds a new one)."""
     with _tagger_lock:
         _tagger_cache.clear()
+        _refined_cache.clear()
+        _refined_state.clear()
 
 
 # --- building and catching up ------------------------------------------------------------------
@@ -198,16 +222,53 @@ def tagger_build() -> Tagger:
     """A tagger for the active topics, with the stored scorer and priors of the retrain task
     (when they fit the shipped model) and the stored feedback and curated tags replayed."""
     tagger = Tagger(topic_specs_active(), params=scorer_params_stored(), priors=priors_stored())
+    return _with_feedback(tagger, "tagger")
+
+
+def _with_feedback(tagger: Tagger, what: str) -> Tagger:
+    """The stored feedback and curated tags replayed into a new tagger."""
     latest = TagFeedback.objects.aggregate(m=Max("id"))["m"] or 0
     replayed = tagger_feedback_replay(tagger)
     _seen[tagger] = latest
     logger.info(
-        "tagger built: %d topics, scorer %s, %d judgements and examples replayed",
+        "%s built: %d topics, scorer %s, %d judgements and examples replayed",
+        what,
         len(tagger.topics),
         tagger.params.version,
         replayed,
     )
     return tagger
+
+
+def refined_available() -> bool:
+    """Whether the refined stage can run here (its model ships and its encoder loads)."""
+    if not settings.TAGGER_REFINED:
+        return False
+    with _tagger_lock:
+        if "encoder" not in _refined_state and "error" not in _refined_state:
+            try:
+                if not REFINED_SCORER_PATH.is_file():
+                    raise ContextModelError(f"no refined model in {REFINED_SCORER_PATH.parent}")
+                _refined_state["encoder"] = ContextualEmbedder()
+            except (ContextModelError, OSError, ImportError) as error:
+                _refined_state["error"] = str(error)
+                logger.warning("the refined tagging stage is off: %s", error)
+        return "encoder" in _refined_state
+
+
+def refined_off_reason() -> str:
+    """Why the refined stage does not run here ("" when it does)."""
+    if not settings.TAGGER_REFINED:
+        return "TAGGER_REFINED is off"
+    return "" if refined_available() else str(_refined_state.get("error", ""))
+
+
+def refined_tagger_build() -> Tagger:
+    """:func:`tagger_build` for the refined stage: the shipped refined scorer (the retrain task
+    refits only the fast stage's), the stored priors, the stored feedback replayed."""
+    encoder = _refined_state["encoder"]
+    tagger = Tagger(topic_specs_active(), priors=priors_stored(), context=encoder)
+    return _with_feedback(tagger, "refined tagger")
 
 
 def _judgement_items(

@@ -40,6 +40,19 @@ def tag_stragglers_task() -> int:
     return tagged
 
 
+@shared_task(name="topics.refine_tags", acks_late=True, soft_time_limit=10 * 60, time_limit=11 * 60)
+def refine_tags_task() -> int:
+    """The scheduled sweep of the refined stage: the newest papers the fast path tagged get the
+    contextual encoder's tags (topics.services.tagging.papers_refine)."""
+    from topics.services.stats import topic_stats_schedule
+    from topics.services.tagging import papers_refine
+
+    refined = papers_refine()
+    if refined:
+        topic_stats_schedule()
+    return refined
+
+
 @shared_task(name="topics.stats")
 def topic_stats_task() -> int:
     from topics.services.stats import topic_stats_recompute

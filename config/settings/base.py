@@ -374,6 +374,9 @@ LOGGING = {
 
 PAPERSCOPE_VERSION = "0.1.0"
 TAGGER_BATCH_SIZE = env_int("TAGGER_BATCH_SIZE", 500, minimum=1)
+# The refined tagging stage (topics.refine_tags): the worker re-tags papers with the contextual
+# encoder minutes after the fast path tagged them. Off: the fast path's tags stay.
+TAGGER_REFINED = env_bool("TAGGER_REFINED", default=True)
 
 # --- Ask (issue 16): answers grounded in the papers ---------------------------------------------
 # An OpenAI-compatible chat completions server (Ollama, vLLM, llama.cpp, a hosted provider); unset,

@@ -39,6 +39,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "topics.tag_stragglers",
         "schedule": crontab(minute="5-59/10"),
     },
+    # https://crontab.guru/#*_*_*_*_* : the refined tagging stage, newest first, a bounded batch
+    # a minute (topics.services.tagging.papers_refine); nothing to do costs one query
+    "topics.refine-tags": {
+        "task": "topics.refine_tags",
+        "schedule": crontab(minute="*"),
+    },
     # https://crontab.guru/#*/5_*_*_*_* : Ask's passages of papers stored since (newest first), so
     # that a question on a large topic does not wait for its papers to be indexed
     "ask.index-passages": {

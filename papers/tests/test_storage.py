@@ -60,7 +60,7 @@ def test_a_page_is_one_read_and_one_batched_write_not_one_per_record():
     fields = [f for f in Paper._meta.concrete_fields if f.name != "id"]
     per_statement = min(500, connection.ops.bulk_batch_size(fields, records))
     assert statements.count("INSERT") == -(-len(records) // per_statement)
-    assert statements.count("INSERT") <= 5
+    assert statements.count("INSERT") <= len(records) // 25  # batches, never one per record
     assert statements.count("SELECT") == 2
     assert Paper.objects.count() == 200
 

@@ -12,9 +12,10 @@ from django.utils import timezone
 from papers.models import Paper
 from papers.paging import newest_first
 from topics.models import PaperTopic
-from topics.runtime import paper_input_from, tagger_get
+from topics.runtime import paper_input_from, refined_tagger_get, tagger_get
 from topics.selectors import feedback_verdicts
 from topics.services.chips import tags_arrange, tags_json, topic_tree
+from topics.tagger.engine import Tagger
 
 logger = logging.getLogger(__name__)
 
@@ -35,16 +36,22 @@ def papers_tag(*, paper_ids: Iterable[int]) -> int:
     return _tag_in_batches(sorted(set(paper_ids)))
 
 
-def _tag_in_batches(ids: list[int], progress=lambda _: None) -> int:
-    """Tag these papers BATCH_SIZE at a time, in the order given; returns papers tagged."""
+def _tag_in_batches(
+    ids: list[int], progress=lambda _: None, *, refined: Tagger | None = None
+) -> int:
+    """Tag these papers in the order given, BATCH_SIZE at a time (the refined stage's slower
+    tagger REFINE_BATCH at a time); returns papers tagged."""
+    size = BATCH_SIZE if refined is None else REFINE_BATCH
+    verb = "tagged" if refined is None else "refined"
     done = 0
-    for start in range(0, len(ids), BATCH_SIZE):
-        done += _tag_batch(ids[start : start + BATCH_SIZE])
-        progress(f"tagged {done}/{len(ids)}")
+    for start in range(0, len(ids), size):
+        done += _tag_batch(ids[start : start + size], refined=refined)
+        progress(f"{verb} {done}/{len(ids)}")
     return done
 
 
-def _tag_batch(paper_ids: list[int]) -> int:
+def _tag_batch(paper_ids: list[int], *, refined: Tagger | None = None) -> int:
+    """Tag these papers with the fast path, or with the ``refined`` stage's tagger."""
     papers = list(
         Paper.objects.filter(id__in=paper_ids).only(
             "id", "arxiv_id", "title", "abstract", "categories", "authors"
@@ -52,7 +59,7 @@ def _tag_batch(paper_ids: list[int]) -> int:
     )
     if not papers:
         return 0
-    tagger = tagger_get()
+    tagger = refined if refined is not None else tagger_get()
     results = tagger.tag_batch([paper_input_from(p) for p in papers])
     tree = topic_tree()
     topics = {node.slug: pk for pk, node in tree.items() if node.active}
@@ -136,9 +143,13 @@ def _tag_batch(paper_ids: list[int]) -> int:
         PaperTopic.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
         if reranked:
             PaperTopic.objects.bulk_update(reranked, ["rank", "shown", "implied"], batch_size=1000)
+        refined_at = now if refined is not None else None  # None: the refine sweep's again
         Paper.objects.bulk_update(
-            [Paper(pk=pk, tags_json=text, tagged_at=now) for pk, text in json_of.items()],
-            ["tags_json", "tagged_at"],
+            [
+                Paper(pk=pk, tags_json=text, tagged_at=now, refined_at=refined_at)
+                for pk, text in json_of.items()
+            ],
+            ["tags_json", "tagged_at", "refined_at"],
             batch_size=500,
         )
     return len(papers)
@@ -190,3 +201,22 @@ def papers_tag_untagged(*, progress=lambda _: None) -> int:
     """Tag every paper the tagger has not seen yet (start-up, after a bulk import)."""
     untagged = Paper.objects.filter(tagged_at__isnull=True).order_by("id")
     return _tag_in_batches(list(untagged.values_list("id", flat=True)), progress)
+
+
+# The refined stage: the contextual encoder reads 50-100 papers a second on two cores, so each
+# sweep takes a bounded share (about a minute of work) and the next sweep goes on, newest first:
+# what readers see first is refined first, a day's announcements within minutes.
+REFINE_LIMIT = 1500
+REFINE_BATCH = 100  # papers per write: a sweep cut short keeps what it finished
+
+
+def papers_refine(*, limit: int | None = REFINE_LIMIT, progress=lambda _: None) -> int:
+    """Tag again with the refined stage the newest papers the fast path tagged and the refined
+    stage has not (at most ``limit``, None: all); returns papers refined (0 where the stage is
+    off)."""
+    tagger = refined_tagger_get()
+    if tagger is None:
+        return 0
+    due = Paper.objects.filter(tagged_at__isnull=False, refined_at__isnull=True)
+    ids = list(newest_first(due).values_list("id", flat=True)[:limit])
+    return _tag_in_batches(ids, progress, refined=tagger)

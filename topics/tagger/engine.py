@@ -22,6 +22,13 @@ import numpy as np
 
 from .chip_order import CHIP_FEATURES, CHIP_ORDER_PATH, ChipOrder, chip_matrix
 from .chips import ChipTag, chips_arrange
+from .contextual import (
+    CONTEXT_VECTORS_PATH,
+    REFINED_CHIP_ORDER_PATH,
+    REFINED_HEADS_PATH,
+    REFINED_SCORER_PATH,
+    load_context_vectors,
+)
 from .embedding import default_embedder
 from .evidence import make_tag
 from .features import (
@@ -73,17 +80,30 @@ class Tagger:
         neighbours: Iterable[tuple[Any, Iterable[str]]] | str | Path | None = None,
         heads: TopicHeads | str | Path | None = None,
         chip_order: ChipOrder | str | Path | None = None,
+        context: Any = None,
     ):
         topics = list(topics.topics if isinstance(topics, Taxonomy) else topics)
         check_topic_specs(topics)
         self.topics = topics
         self.embedder = embedder if embedder is not None else default_embedder()
+        # With the contextual encoder the defaults are the refined stage's fit (model/refined/).
+        refined = context is not None
         if isinstance(params, ScorerParams):
             self.params = params
         else:
-            self.params = ScorerParams.load(params)
+            self.params = ScorerParams.load(
+                REFINED_SCORER_PATH if refined and params is None else params
+            )
         self._weights = self.params.weight_vector()
         self._lock = threading.RLock()
+        # The refined stage: contextual vectors joined to the static ones for the kNN vote
+        # (contextual.py). Only a scorer fitted with them (embedding.context_weight > 0) uses
+        # them, and such a scorer cannot score without them.
+        self.context_weight = float(self.params.embedding.get("context_weight", 0.0))
+        if self.context_weight > 0 and context is None:
+            raise ValueError(f"scorer {self.params.version} needs the contextual encoder")
+        self.context = context if self.context_weight > 0 else None
+        self._context_known: dict[str, np.ndarray] = {}  # labelled papers' contextual vectors
         self.index = TopicIndex(
             topics,
             self.embedder,
@@ -102,12 +122,14 @@ class Tagger:
             if known < SHIPPED_MIN_KNOWN * len(mentions):  # made for another taxonomy
                 log.info("labelled papers ignored: %d of %d topics known", known, len(mentions))
                 neighbours = []
+        if self.context is not None and shipped:  # their contextual vectors ship beside them
+            self._context_known.update(load_context_vectors(CONTEXT_VECTORS_PATH, self.context))
         kept = self.set_neighbours(neighbours)
         if heads is None and shipped and kept:  # the heads were trained on those labels
-            heads = HEADS_PATH
+            heads = REFINED_HEADS_PATH if self.context is not None else HEADS_PATH
         self.set_heads(TopicHeads.load(heads) if isinstance(heads, (str, Path)) else heads)
         if chip_order is None and shipped and kept:  # fitted on the shipped tagger's chips
-            chip_order = CHIP_ORDER_PATH
+            chip_order = REFINED_CHIP_ORDER_PATH if self.context is not None else CHIP_ORDER_PATH
         self.chip_order: ChipOrder | None = (
             ChipOrder.load(chip_order) if isinstance(chip_order, (str, Path)) else chip_order
         )
@@ -120,7 +142,11 @@ class Tagger:
     # -- public API -------------------------------------------------------------------------
     @property
     def model_version(self) -> str:
-        return f"{self.params.version}/{getattr(self.embedder, 'name', '') or 'embedder'}"
+        """Scorer and embedding, e.g. ``fit-15/static`` or ``fit-16r/static+minilm-int8-128``."""
+        name = getattr(self.embedder, "name", "") or "embedder"
+        if self.context is not None:
+            name += "+" + (getattr(self.context, "name", "") or "context")
+        return f"{self.params.version}/{name}"
 
     def set_params(self, params: ScorerParams | str | Path | None) -> None:
         """Swap the scorer (weights, Platt, decision settings, candidate sizes) in place, e.g. to
@@ -207,7 +233,14 @@ class Tagger:
 
     def embed(self, papers: Sequence[Any]) -> np.ndarray:
         """(N, D) paper vectors as used by the tagger (for caching or feedback)."""
-        return self._encode([PaperInput.coerce(p) for p in papers]).vec
+        return self._vectors([PaperInput.coerce(p) for p in papers])[0]
+
+    def joined_vectors(self, papers: Sequence[Any]) -> np.ndarray:
+        """What the kNN vote and the heads read (:meth:`join_vectors`): :meth:`embed`'s
+        vectors, joined to the contextual ones in the refined stage."""
+        inputs = [PaperInput.coerce(p) for p in papers]
+        vec, _, _, titles, abstracts = self._vectors(inputs)
+        return self.join_vectors(vec, [p.id for p in inputs], titles, abstracts)
 
     def apply_feedback(
         self,
@@ -237,7 +270,7 @@ class Tagger:
             paper = PaperInput.coerce(paper_vector_or_input)
             paper_id = paper_id or paper.id
             title = title or paper.title
-            vec = self._encode([paper]).vec[0]
+            vec = self._vectors([paper])[0][0]
         if not np.any(vec):
             return
         with self._lock:
@@ -379,8 +412,11 @@ class Tagger:
         usable = known | np.array([bool(h) for h in hits], dtype=bool)
         ids = [p.id for p in papers]
         batch = EncodedBatch(vec, title_vec, hits, [p.categories for p in papers], usable, ids)
+        if self.context is not None:
+            batch.joined_vec = self.join_vectors(vec, ids, titles, abstracts)
         if self.index.heads is not None:
-            batch.head, batch.head_known = self.index.heads.values(ids, titles, abstracts, vec)
+            joined = batch.joined_vec if batch.joined_vec is not None else vec
+            batch.head, batch.head_known = self.index.heads.values(ids, titles, abstracts, joined)
         return batch
 
     def _vectors(self, papers: Sequence[PaperInput]):
@@ -403,6 +439,57 @@ class Tagger:
             known = np.any(body_vec != 0, axis=1)
         vec = normalize_rows(alpha * title_vec + (1 - alpha) * body_vec)
         return vec, title_vec, known, titles, abstracts
+
+    def join_vectors(
+        self,
+        vec: np.ndarray,
+        ids: Sequence[str],
+        titles: Sequence[str],
+        abstracts: Sequence[str],
+    ) -> np.ndarray:
+        """The vectors the kNN vote compares and the heads read: the static ones, joined in the
+        refined stage to the contextual ones weighted by ``context_weight`` (both unit rows, so
+        the join is one too and its cosine is the weighted mean of the two cosines)."""
+        if self.context is None:
+            return vec
+        ctx = self._context_vectors(ids, titles, abstracts)
+        w = self.context_weight
+        return np.hstack([vec * np.sqrt(1.0 - w), ctx * np.sqrt(w)]).astype(np.float32)
+
+    def _context_vectors(
+        self, ids: Sequence[str], titles: Sequence[str], abstracts: Sequence[str]
+    ) -> np.ndarray:
+        """(N, context dim): remembered by paper id, else encoded from "title. abstract"."""
+        assert self.context is not None
+        known = self._context_known
+        out = np.zeros((len(ids), self.context.dim), dtype=np.float32)
+        todo = []
+        for i, pid in enumerate(ids):
+            if pid and pid in known:
+                out[i] = known[pid]
+            else:
+                todo.append(i)
+        if todo:
+            out[todo] = self.context.encode([f"{titles[i]}. {abstracts[i]}" for i in todo])
+        return out
+
+    def remember_context(self, ids: Sequence[str], vectors: np.ndarray) -> None:
+        """Contextual vectors of papers by id (the labelled papers', cached by ``fit_tagger``),
+        used instead of encoding those papers again."""
+        self._context_known.update(
+            (str(pid), np.asarray(v, dtype=np.float32)) for pid, v in zip(ids, vectors, strict=True)
+        )
+
+    def context_of(self, papers: Sequence[Any]) -> np.ndarray:
+        """(N, context dim) contextual vectors of these papers (remembered or encoded)."""
+        if self.context is None:
+            raise ValueError("this tagger has no contextual encoder")
+        inputs = [PaperInput.coerce(p) for p in papers]
+        return self._context_vectors(
+            [p.id for p in inputs],
+            [clean(p.title, MAX_TITLE_CHARS) for p in inputs],
+            [clean(p.abstract, MAX_ABSTRACT_CHARS) for p in inputs],
+        )
 
     def _score(self, feats, *, raw: bool = False) -> np.ndarray:
         """(N, T) calibrated scores; 0 for non-candidates (raw: linear scores, -inf)."""

@@ -221,6 +221,7 @@ class EncodedBatch:
     ids: list[str] = field(default_factory=list)  # paper ids (to leave a paper out of its kNN)
     head: np.ndarray | None = None  # (N, T) head decision values, None without heads
     head_known: np.ndarray | None = None  # (N, T) bool: the topic has a head
+    joined_vec: np.ndarray | None = None  # (N, D') refined stage: kNN and heads read these
 
 
 @dataclass
@@ -283,7 +284,8 @@ def compute_features(
     nb = index.neighbours
     if nb is not None and len(nb) and knn_k > 0:
         ids = batch.ids if len(batch.ids) == n else [""] * n
-        knn_vote, knn_near, knn_cand = nb.query(vec, ids, knn_k)
+        joined = batch.joined_vec if batch.joined_vec is not None else vec
+        knn_vote, knn_near, knn_cand = nb.query(joined, ids, knn_k)
         knn_sim = np.clip(knn_near - EX_BASELINE, 0, None)
         knn_cand &= knn_vote >= float(candidates_cfg.get("knn_min_vote", 0.0))
         base_rate = nb.base_rate(ids)

@@ -137,6 +137,41 @@ def test_fit_tagger_writes_a_scorer_from_training_papers(tmp_path):
     assert "chip order:" in text
 
 
+def test_fit_tagger_with_a_context_weight_fits_the_refined_stage(tmp_path):
+    import numpy as np
+
+    from topics.tagger.chip_order import ChipOrder
+    from topics.tagger.contextual import ContextualEmbedder, load_context_vectors
+    from topics.tagger.heads import TopicHeads
+
+    out = StringIO()
+    target = tmp_path / "scorer.json"
+    call_command(
+        "fit_tagger", "--limit", "60", "--folds", "2", "--name", "fit-test-r",
+        "--context-weight", "0.7", "--out", str(target), stdout=out,
+    )  # fmt: skip
+    text = out.getvalue()
+    assert "contextual vectors (minilm-int8-128) of 60 papers" in text
+    fitted = ScorerParams.load(target)
+    assert fitted.embedding["context_weight"] == 0.7
+    assert fitted.fit["command"].endswith(" --context-weight 0.7")
+    # the labelled papers' contextual vectors instead of the papers (the fast stage's file)
+    assert not (tmp_path / "labelled_papers.jsonl.gz").exists()
+    vectors = load_context_vectors(tmp_path / "labelled_context.npz", ContextualEmbedder())
+    assert 0 < len(vectors) <= 60
+    assert all(np.isclose(np.linalg.norm(v), 1.0, atol=1e-2) for v in vectors.values())
+    # heads over the joined vectors (static 256 + contextual 384), and a chip order
+    heads = TopicHeads.load(tmp_path / "heads.npz")
+    assert heads is not None
+    assert heads._w_vec.shape[0] == 256 + 384
+    assert ChipOrder.load(tmp_path / "chip_order.npz") is not None
+    with pytest.raises(CommandError, match="context-weight"):
+        call_command(
+            "fit_tagger", "--limit", "10", "--context-weight", "1", "--dry-run",
+            stdout=StringIO(),
+        )  # fmt: skip
+
+
 def test_a_fit_without_labelled_papers_leaves_no_stale_heads_next_to_its_scorer(tmp_path):
     stale = tmp_path / "heads.npz"
     stale.write_bytes(b"heads of other labels")

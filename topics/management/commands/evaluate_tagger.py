@@ -34,12 +34,15 @@ TARGETS = {
 }
 
 
-def build_tagger(*, from_db: bool = False, scorer: Path | None = None):
-    """The tagger under evaluation and a description of where it came from."""
+def build_tagger(*, from_db: bool = False, scorer: Path | None = None, refined: bool = False):
+    """The tagger under evaluation (the fast path's, or the ``refined`` stage's) and a
+    description of where it came from."""
     if from_db:
-        from topics.runtime import tagger_get
+        from topics.runtime import refined_off_reason, refined_tagger_get, tagger_get
 
-        tagger = tagger_get()
+        tagger = refined_tagger_get() if refined else tagger_get()
+        if tagger is None:
+            raise CommandError(f"The refined stage cannot run here: {refined_off_reason()}.")
         if not tagger.topics:
             raise CommandError("No topics in the database: run `manage.py load_taxonomy` first.")
         if scorer is not None:
@@ -49,7 +52,13 @@ def build_tagger(*, from_db: bool = False, scorer: Path | None = None):
     from topics.tagger import Tagger, load_taxonomy_files
 
     taxonomy = load_taxonomy_files(TAXONOMY_DIR)
-    return Tagger(taxonomy.topics, params=scorer), "taxonomy files", taxonomy.version
+    context = None
+    if refined:
+        from topics.tagger.contextual import ContextualEmbedder
+
+        context = ContextualEmbedder()
+    tagger = Tagger(taxonomy.topics, params=scorer, context=context)
+    return tagger, "taxonomy files", taxonomy.version
 
 
 def parents_of(tagger) -> dict[str, str | None]:
@@ -139,6 +148,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--from-db", action="store_true", help="use the database's topics (tagger_get)"
         )
+        parser.add_argument(
+            "--refined",
+            action="store_true",
+            help="the refined stage's tagger (contextual encoder, topics/tagger/model/refined/)",
+        )
         parser.add_argument("--limit", type=int, default=0, help="only the first N papers")
         parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
 
@@ -155,7 +169,9 @@ class Command(BaseCommand):
         if not evalset.papers:
             raise CommandError(f"the {options['set_name']} set has no labelled papers")
         started = time.perf_counter()
-        tagger, source, tax_version = build_tagger(from_db=options["from_db"], scorer=scorer)
+        tagger, source, tax_version = build_tagger(
+            from_db=options["from_db"], scorer=scorer, refined=options["refined"]
+        )
         build_s = time.perf_counter() - started
         m = run_evaluation(tagger, evalset, bootstrap_reps=options["bootstrap"])
         m["tagger"].update({"source": source, "taxonomy_version": tax_version, "build_s": build_s})

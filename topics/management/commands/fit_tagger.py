@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from topics.tagger.contextual import REFINED_DIR
 from topics.tagger.training import FitOptions, TrainingDataError, fit, save
 from topics.tagger.training.crossval import ACCEPTABLE_MODES
 
@@ -28,7 +29,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         d = FitOptions()
         parser.add_argument("--name", default=d.name, help="version string of the new scorer")
-        parser.add_argument("--out", type=Path, default=d.out)
+        parser.add_argument(
+            "--out",
+            type=Path,
+            help=f"where the scorer goes (default {d.out}; with --context-weight "
+            f"{REFINED_DIR / 'scorer.json'})",
+        )
         parser.add_argument("--base", type=Path, default=d.base, help="base scorer.json")
         parser.add_argument("--folds", type=int, default=d.folds)
         parser.add_argument("--acceptable", choices=ACCEPTABLE_MODES, default=d.acceptable)
@@ -53,13 +59,22 @@ class Command(BaseCommand):
             action="store_true",
             help="the heads also learn from the weak labels (measured: no gain out of fold)",
         )
+        parser.add_argument(
+            "--context-weight",
+            type=float,
+            default=0.0,
+            help="fit the refined stage: the kNN vote joins contextual (MiniLM) vectors with "
+            "this weight to the static ones (0.7 shipped; 0: the fast stage)",
+        )
         parser.add_argument("--limit", type=int, default=0, help="first N papers (for tests)")
         parser.add_argument("--dry-run", action="store_true", help="do not write the scorer")
         parser.add_argument("--report", type=Path, help="write the CV results as JSON here")
 
     def handle(self, *args, **options):
         fields = FitOptions.__dataclass_fields__
-        opts = FitOptions(**{k: v for k, v in options.items() if k in fields})
+        opts = FitOptions(**{k: v for k, v in options.items() if k in fields and v is not None})
+        if options["out"] is None and opts.context_weight > 0:
+            opts.out = REFINED_DIR / "scorer.json"
         try:
             result = fit(opts, log=self.stdout.write)
         except (ValueError, TrainingDataError) as error:

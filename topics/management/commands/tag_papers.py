@@ -1,5 +1,6 @@
 """manage.py tag_papers: tag papers offline (JSONL in, JSONL out) or tag the stored ones:
-the untagged ones, or with --all every one (after an upgrade that ships a new scorer)."""
+the untagged ones, or with --all every one (after an upgrade that ships a new scorer). With
+--refined, the refined stage (contextual encoder) tags them too, as the worker's sweep would."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from topics.runtime import tagger_get
-from topics.services.tagging import papers_retag_all, papers_tag_untagged
+from topics.runtime import refined_off_reason, refined_tagger_get, tagger_get
+from topics.services.tagging import papers_refine, papers_retag_all, papers_tag_untagged
 from topics.tagger.engine import PaperInput
 
 
@@ -30,6 +31,12 @@ class Command(BaseCommand):
             action="store_true",
             help="re-tag every stored paper (after an upgrade that ships a new scorer)",
         )
+        parser.add_argument(
+            "--refined",
+            action="store_true",
+            help="then refine the tags with the refined stage (minutes: 50-100 papers/s); "
+            "with --input, tag with it",
+        )
 
     def handle(self, *args, **options):
         if options["input"] is None:
@@ -39,11 +46,15 @@ class Command(BaseCommand):
             else:
                 count = papers_tag_untagged(progress=self._progress)
                 self.stdout.write(f"tagged {count} stored papers")
+            if options["refined"]:
+                self._refined_tagger()  # says why when the stage cannot run
+                count = papers_refine(limit=None, progress=self._progress)
+                self.stdout.write(f"refined {count} stored papers")
             return
         if options["all"]:
             raise CommandError("--all re-tags the stored papers; it does not go with --input.")
         papers = list(self._read(options["input"]))
-        tagger = tagger_get()
+        tagger = self._refined_tagger() if options["refined"] else tagger_get()
         if not tagger.topics:
             raise CommandError("No topics loaded: run `manage.py load_taxonomy` first.")
         results = tagger.tag_batch(papers)
@@ -68,6 +79,12 @@ class Command(BaseCommand):
                 out.close()
         if out is not sys.stdout:
             self.stdout.write(f"tagged {len(papers)} papers into {options['output']}")
+
+    def _refined_tagger(self):
+        tagger = refined_tagger_get()
+        if tagger is None:
+            raise CommandError(f"The refined stage cannot run here: {refined_off_reason()}.")
+        return tagger
 
     def _progress(self, message: str) -> None:
         self.stderr.write(message)

