@@ -126,3 +126,6 @@ def test_it_serves_topic_pages_with_tagged_papers_then_stops_on_ctrl_c(instance)
             process.kill()
             raise
     assert process.returncode == 0
+    # nothing of the worker is left: its pool children and its embedded beat stopped with it
+    leftover = subprocess.run(["pgrep", "-f", str(db.parent)], capture_output=True, text=True)
+    assert leftover.stdout == "", leftover.stdout

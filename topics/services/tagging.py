@@ -6,6 +6,7 @@ import logging
 from collections.abc import Iterable
 from datetime import timedelta
 
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -208,6 +209,11 @@ def papers_tag_untagged(*, progress=lambda _: None) -> int:
 # what readers see first is refined first, a day's announcements within minutes.
 REFINE_LIMIT = 1500
 REFINE_BATCH = 100  # papers per write: a sweep cut short keeps what it finished
+# One sweep at a time across workers: a sweep still running when the next minute's starts would
+# otherwise refine the same newest papers twice (seen under make run: a quarter of the work).
+# The lock lapses after the task's hard time limit, so a killed sweep does not block the next.
+REFINE_LOCK = "topics:refine-sweep"
+REFINE_LOCK_SECONDS = 11 * 60
 
 
 def papers_refine(*, limit: int | None = REFINE_LIMIT, progress=lambda _: None) -> int:
@@ -217,6 +223,12 @@ def papers_refine(*, limit: int | None = REFINE_LIMIT, progress=lambda _: None) 
     tagger = refined_tagger_get()
     if tagger is None:
         return 0
-    due = Paper.objects.filter(tagged_at__isnull=False, refined_at__isnull=True)
-    ids = list(newest_first(due).values_list("id", flat=True)[:limit])
-    return _tag_in_batches(ids, progress, refined=tagger)
+    if cache.add(REFINE_LOCK, 1, REFINE_LOCK_SECONDS) is False:  # None: no cache, go on
+        logger.info("a refine sweep is running already; this one leaves it the work")
+        return 0
+    try:
+        due = Paper.objects.filter(tagged_at__isnull=False, refined_at__isnull=True)
+        ids = list(newest_first(due).values_list("id", flat=True)[:limit])
+        return _tag_in_batches(ids, progress, refined=tagger)
+    finally:
+        cache.delete(REFINE_LOCK)

@@ -64,6 +64,23 @@ def test_the_sweep_refines_the_newest_tagged_papers_first_up_to_its_limit(topics
     assert papers_refine() == 0
 
 
+def test_a_sweep_leaves_the_work_to_one_already_running(topics):
+    from django.core.cache import cache
+
+    from topics.services.tagging import REFINE_LOCK
+
+    papers = tagged_papers()
+    cache.add(REFINE_LOCK, 1, 60)  # another worker's sweep holds it
+    try:
+        assert papers_refine() == 0
+        assert not Paper.objects.filter(refined_at__isnull=False).exists()
+    finally:
+        cache.delete(REFINE_LOCK)
+    assert papers_refine() == len(papers)  # and the lock is free after a sweep
+    assert cache.add(REFINE_LOCK, 1, 60)
+    cache.delete(REFINE_LOCK)
+
+
 def test_a_fast_retag_sends_the_paper_back_to_the_sweep(topics):
     paper = tagged_papers()[0]
     papers_refine()

@@ -7,6 +7,7 @@ step is idempotent and keeps what was stored before.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
@@ -124,9 +125,12 @@ class Command(BaseCommand):
         harvest = env_bool("HARVEST_ON_START", default=True) and self.arxiv_reachable()
         if not (harvest and self.openalex_reachable()):
             env["OPENALEX_URL"] = "off"  # the worker then skips enrichment without trying
+        # Each in a process group of its own, so that stopping it stops its children too: the
+        # worker's pool and its embedded beat outlived a worker killed mid-task (a refine
+        # sweep can outlast the grace period), and the orphaned beat kept queueing tasks.
         processes = [
-            subprocess.Popen(worker_cmd, cwd=settings.BASE_DIR, env=env),
-            subprocess.Popen(web_cmd, cwd=settings.BASE_DIR, env=env),
+            subprocess.Popen(worker_cmd, cwd=settings.BASE_DIR, env=env, start_new_session=True),
+            subprocess.Popen(web_cmd, cwd=settings.BASE_DIR, env=env, start_new_session=True),
         ]
         self.queue_untagged()
         if harvest:
@@ -158,6 +162,9 @@ class Command(BaseCommand):
                     process.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     process.kill()
+                    process.wait()
+                with contextlib.suppress(ProcessLookupError):  # what is left of its group
+                    os.killpg(process.pid, signal.SIGKILL)
         failed = [p.args[2] for p in processes if p.returncode not in (0, -15, None)]
         if failed and not stop:
             self.stderr.write(f"paperscope: a process stopped unexpectedly: {failed}")
