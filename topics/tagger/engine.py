@@ -239,8 +239,7 @@ class Tagger:
         """What the kNN vote and the heads read (:meth:`join_vectors`): :meth:`embed`'s
         vectors, joined to the contextual ones in the refined stage."""
         inputs = [PaperInput.coerce(p) for p in papers]
-        vec, _, _, titles, abstracts = self._vectors(inputs)
-        return self.join_vectors(vec, [p.id for p in inputs], titles, abstracts)
+        return self.join_vectors(self._vectors(inputs)[0], inputs)
 
     def apply_feedback(
         self,
@@ -413,7 +412,7 @@ class Tagger:
         ids = [p.id for p in papers]
         batch = EncodedBatch(vec, title_vec, hits, [p.categories for p in papers], usable, ids)
         if self.context is not None:
-            batch.joined_vec = self.join_vectors(vec, ids, titles, abstracts)
+            batch.joined_vec = self.join_vectors(vec, papers)
         if self.index.heads is not None:
             joined = batch.joined_vec if batch.joined_vec is not None else vec
             batch.head, batch.head_known = self.index.heads.values(ids, titles, abstracts, joined)
@@ -440,38 +439,15 @@ class Tagger:
         vec = normalize_rows(alpha * title_vec + (1 - alpha) * body_vec)
         return vec, title_vec, known, titles, abstracts
 
-    def join_vectors(
-        self,
-        vec: np.ndarray,
-        ids: Sequence[str],
-        titles: Sequence[str],
-        abstracts: Sequence[str],
-    ) -> np.ndarray:
+    def join_vectors(self, vec: np.ndarray, papers: Sequence[PaperInput]) -> np.ndarray:
         """The vectors the kNN vote compares and the heads read: the static ones, joined in the
         refined stage to the contextual ones weighted by ``context_weight`` (both unit rows, so
         the join is one too and its cosine is the weighted mean of the two cosines)."""
         if self.context is None:
             return vec
-        ctx = self._context_vectors(ids, titles, abstracts)
+        ctx = self.context_of(papers)
         w = self.context_weight
         return np.hstack([vec * np.sqrt(1.0 - w), ctx * np.sqrt(w)]).astype(np.float32)
-
-    def _context_vectors(
-        self, ids: Sequence[str], titles: Sequence[str], abstracts: Sequence[str]
-    ) -> np.ndarray:
-        """(N, context dim): remembered by paper id, else encoded from "title. abstract"."""
-        assert self.context is not None
-        known = self._context_known
-        out = np.zeros((len(ids), self.context.dim), dtype=np.float32)
-        todo = []
-        for i, pid in enumerate(ids):
-            if pid and pid in known:
-                out[i] = known[pid]
-            else:
-                todo.append(i)
-        if todo:
-            out[todo] = self.context.encode([f"{titles[i]}. {abstracts[i]}" for i in todo])
-        return out
 
     def remember_context(self, ids: Sequence[str], vectors: np.ndarray) -> None:
         """Contextual vectors of papers by id (the labelled papers', cached by ``fit_tagger``),
@@ -481,15 +457,28 @@ class Tagger:
         )
 
     def context_of(self, papers: Sequence[Any]) -> np.ndarray:
-        """(N, context dim) contextual vectors of these papers (remembered or encoded)."""
+        """(N, context dim) contextual vectors of these papers: remembered by paper id, else
+        encoded from the cleaned "title. abstract" (only those papers' texts are cleaned: the
+        labelled papers' vectors are all remembered when the memory is built)."""
         if self.context is None:
             raise ValueError("this tagger has no contextual encoder")
         inputs = [PaperInput.coerce(p) for p in papers]
-        return self._context_vectors(
-            [p.id for p in inputs],
-            [clean(p.title, MAX_TITLE_CHARS) for p in inputs],
-            [clean(p.abstract, MAX_ABSTRACT_CHARS) for p in inputs],
-        )
+        known = self._context_known
+        out = np.zeros((len(inputs), self.context.dim), dtype=np.float32)
+        todo = []
+        for i, p in enumerate(inputs):
+            if p.id and p.id in known:
+                out[i] = known[p.id]
+            else:
+                todo.append(i)
+        if todo:
+            texts = [
+                f"{clean(inputs[i].title, MAX_TITLE_CHARS)}. "
+                f"{clean(inputs[i].abstract, MAX_ABSTRACT_CHARS)}"
+                for i in todo
+            ]
+            out[todo] = self.context.encode(texts)
+        return out
 
     def _score(self, feats, *, raw: bool = False) -> np.ndarray:
         """(N, T) calibrated scores; 0 for non-candidates (raw: linear scores, -inf)."""

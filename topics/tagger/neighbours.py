@@ -53,13 +53,7 @@ def build_memory(tagger, labelled: Iterable[tuple[Any, Iterable[str]]]) -> Neigh
     else:
         vecs = tagger._vectors([p for p, _ in items])[0]
     if tagger.context is not None:  # the refined stage's joined vectors (engine.join_vectors)
-        papers = [p for p, _ in items]
-        vecs = tagger.join_vectors(
-            vecs,
-            [p.id for p in papers],
-            [clean(p.title, MAX_TITLE_CHARS) for p in papers],
-            [clean(p.abstract, MAX_ABSTRACT_CHARS) for p in papers],
-        )
+        vecs = tagger.join_vectors(vecs, [p for p, _ in items])
     labels = np.zeros((len(items), len(tagger.topics)), dtype=np.float32)
     for r, (_, known) in enumerate(items):
         for j in known:
