@@ -33,11 +33,8 @@ from topics.tagger import PaperInput, Tagger, load_taxonomy_files
 t_import = time.perf_counter()
 taxonomy = load_taxonomy_files({taxonomy!r})
 t_tax = time.perf_counter()
-context = None
-if {refined!r}:
-    from topics.tagger.contextual import ContextualEmbedder
-    context = ContextualEmbedder()
-tagger = Tagger(taxonomy.topics, context=context)
+from topics.tagger.contextual import ContextualEmbedder
+tagger = Tagger(taxonomy.topics, context=ContextualEmbedder() if {refined!r} else None)
 t_build = time.perf_counter()
 tags = tagger.tag(PaperInput(id="x", title={title!r}, abstract={abstract!r}, categories={cats!r}))
 t_first = time.perf_counter()
@@ -64,6 +61,7 @@ def main() -> int:
         return 0
 
     from topics.tagger import PaperInput, Tagger, load_taxonomy_files
+    from topics.tagger.contextual import ContextualEmbedder
     from topics.tagger.tools.rss_corpus import read_corpus
 
     t = time.perf_counter()
@@ -98,8 +96,6 @@ def main() -> int:
     taxonomy = load_taxonomy_files(args.taxonomy)
     tagger = Tagger(taxonomy.topics)
     if args.refined:  # a worker holds both: the fast path's tagger and the refined stage's
-        from topics.tagger.contextual import ContextualEmbedder
-
         fast, tagger = tagger, Tagger(taxonomy.topics, context=ContextualEmbedder())
         fast.tag_batch(papers[:256])
     tagger.tag_batch(papers[:256])  # warm-up

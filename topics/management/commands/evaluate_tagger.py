@@ -50,13 +50,10 @@ def build_tagger(*, from_db: bool = False, scorer: Path | None = None, refined: 
         return tagger, "database (tagger_get)", ""
     from topics.services.taxonomy import TAXONOMY_DIR
     from topics.tagger import Tagger, load_taxonomy_files
+    from topics.tagger.contextual import ContextualEmbedder
 
     taxonomy = load_taxonomy_files(TAXONOMY_DIR)
-    context = None
-    if refined:
-        from topics.tagger.contextual import ContextualEmbedder
-
-        context = ContextualEmbedder()
+    context = ContextualEmbedder() if refined else None  # the refined stage's encoder
     tagger = Tagger(taxonomy.topics, params=scorer, context=context)
     return tagger, "taxonomy files", taxonomy.version
 

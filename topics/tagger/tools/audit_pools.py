@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from topics.tagger import Tagger, load_taxonomy_files
+from topics.tagger.contextual import ContextualEmbedder
 from topics.tagger.tools.rss_corpus import read_corpus
 from topics.tagger.tools.sample_for_labelling import known_names, phrase_hits, phrase_index
 
@@ -70,11 +71,7 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool =
         {"id": p.id, "title": p.title, "abstract": p.abstract, "categories": list(p.categories)}
         for p in papers
     ]
-    context = None
-    if refined:  # the refined stage's tags, as the worker's sweep leaves them
-        from topics.tagger.contextual import ContextualEmbedder
-
-        context = ContextualEmbedder()
+    context = ContextualEmbedder() if refined else None  # the refined stage's tags
     tagger = Tagger(taxonomy.topics, context=context)
     print(f"tagger {tagger.model_version}, {len(inputs)} sample papers")
     tags = [{t.slug for t in row} for row in tagger.tag_batch(inputs)]

@@ -19,7 +19,7 @@ import numpy as np
 
 from topics.evaluation import EVAL_DIR, load_set, load_weak
 from topics.tagger.chip_order import CHIP_ORDER_FILE, ChipOrder
-from topics.tagger.contextual import CONTEXT_VECTORS_PATH, save_context_vectors
+from topics.tagger.contextual import CONTEXT_VECTORS_PATH, ContextualEmbedder, save_context_vectors
 from topics.tagger.engine import PaperInput, Tagger, encode_vector
 from topics.tagger.heads import (
     HEADS_FILE,
@@ -114,7 +114,8 @@ def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> Fit
         f"{data.announced[0]}..{data.announced[1]} ({', '.join(data.label_files)}); taxonomy "
         f"v{taxonomy.version}, {len(taxonomy.topics)} topics; base scorer {base.version}"
     )
-    tagger = Tagger(taxonomy.topics, params=base, neighbours=(), context=_context(opts))
+    context = ContextualEmbedder() if opts.context_weight > 0 else None  # refined stage
+    tagger = Tagger(taxonomy.topics, params=base, neighbours=(), context=context)
     if tagger.context is not None:  # encoded once: every fold's memory and query reuses them
         started_ctx = time.perf_counter()
         tagger.remember_context([p.id for p in data.papers], tagger.context_of(data.papers))
@@ -260,15 +261,6 @@ def _base_scorer(opts: FitOptions) -> ScorerParams:
     if opts.context_weight > 0:
         embedding["context_weight"] = opts.context_weight
     return replace(base, candidates=cands, embedding=embedding)
-
-
-def _context(opts: FitOptions):
-    """The contextual encoder for a refined-stage fit, else None."""
-    if opts.context_weight <= 0:
-        return None
-    from topics.tagger.contextual import ContextualEmbedder
-
-    return ContextualEmbedder()
 
 
 def _training_data(taxonomy, opts: FitOptions, log) -> _Training:
