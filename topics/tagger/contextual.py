@@ -27,6 +27,9 @@ MODEL_DIR = Path(__file__).resolve().parent / "model"
 CONTEXT_DIR = MODEL_DIR / "contextual"
 TOKENIZER_FILE = "tokenizer.json"
 CENTERING_FILE = "centering.npz"
+# Contextual vectors of 2,000 ordinary cs.LG papers (no text): a topic's contextual similarity
+# to a paper is scored against its similarity to these, as the static similarities are.
+REFERENCE_FILE = "reference.npz"
 # The refined stage's fit (manage.py fit_tagger --context-weight): its scorer, heads, chip order
 # and the contextual vectors of the labelled papers (so a tagger starts without encoding them);
 # the labelled papers themselves are the fast stage's (model/labelled_papers.jsonl.gz).
@@ -35,6 +38,10 @@ CONTEXT_VECTORS_PATH = REFINED_DIR / "labelled_context.npz"
 REFINED_SCORER_PATH = REFINED_DIR / "scorer.json"
 REFINED_HEADS_PATH = REFINED_DIR / "heads.npz"  # the same file names as model/'s
 REFINED_CHIP_ORDER_PATH = REFINED_DIR / "chip_order.npz"
+# The topics' texts ("name: description", "name; aliases; keywords") through the encoder, keyed
+# by a hash of the text: encoding all 1,912 takes half a minute, so a tagger encodes only the
+# texts that changed since the fit (a new topic, an edited description).
+TOPIC_VECTORS_PATH = REFINED_DIR / "topic_context.npz"
 MAX_TOKENS = 128  # title and the start of the abstract: the speed floor of the refined stage
 BATCH = 32  # papers per onnxruntime call (sorted by length, so little padding)
 DIM = 384
@@ -86,6 +93,11 @@ class ContextualEmbedder:
         if centering.is_file():
             with np.load(centering) as data:
                 self.center = np.asarray(data["center"], dtype=np.float32)
+        self.reference: np.ndarray | None = None
+        reference = folder / REFERENCE_FILE
+        if reference.is_file():
+            with np.load(reference) as data:
+                self.reference = normalize_rows(np.asarray(data["vectors"], dtype=np.float32))
         self.name = f"minilm-int8-{MAX_TOKENS}"
         self._lock = threading.Lock()  # one onnxruntime run at a time uses both cores
 
@@ -129,6 +141,25 @@ def save_context_vectors(path: Path, ids: Sequence[str], vectors: np.ndarray, na
     np.savez_compressed(
         path, ids=np.asarray(list(ids)), vectors=vectors.astype(np.float16), name=np.asarray(name)
     )
+
+
+def text_key(text: str) -> str:
+    """The key of a topic text in :data:`TOPIC_VECTORS_PATH`."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def encode_texts(encoder, texts: Sequence[str], known: dict[str, np.ndarray]) -> np.ndarray:
+    """(N, dim) vectors of ``texts``: looked up in ``known`` (by :func:`text_key`), the others
+    encoded and added to it."""
+    keys = [text_key(t) for t in texts]
+    todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in known}.items())
+    if todo:
+        fresh = encoder.encode([t for _, t in todo])
+        known.update((k, v) for (k, _), v in zip(todo, fresh, strict=True))
+    out = np.zeros((len(texts), encoder.dim), dtype=np.float32)
+    for i, k in enumerate(keys):
+        out[i] = known[k]
+    return out
 
 
 def load_context_vectors(path: Path, encoder) -> dict[str, np.ndarray]:

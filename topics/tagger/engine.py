@@ -27,6 +27,8 @@ from .contextual import (
     REFINED_CHIP_ORDER_PATH,
     REFINED_HEADS_PATH,
     REFINED_SCORER_PATH,
+    TOPIC_VECTORS_PATH,
+    encode_texts,
     load_context_vectors,
 )
 from .embedding import default_embedder
@@ -38,6 +40,7 @@ from .features import (
     TopicIndex,
     compute_features,
     normalize_rows,
+    topic_texts,
 )
 from .heads import HEADS_PATH, HeadView, TopicHeads
 from .inputs import (  # noqa: F401 (re-exported: the engine's public names)
@@ -110,6 +113,9 @@ class Tagger:
             self.params.rocchio,
             float(self.params.embedding["title_weight"]),
         )
+        self._topic_context: dict[str, np.ndarray] = {}  # topic texts' contextual vectors
+        if self.context is not None:
+            self._set_topic_context()
         self.hierarchy = Hierarchy(self.index.parent, self.index.depth)
         self.matcher = KeywordMatcher(topics)
         if priors is not None:
@@ -412,7 +418,8 @@ class Tagger:
         ids = [p.id for p in papers]
         batch = EncodedBatch(vec, title_vec, hits, [p.categories for p in papers], usable, ids)
         if self.context is not None:
-            batch.joined_vec = self.join_vectors(vec, papers)
+            batch.context_vec = self.context_of(papers)
+            batch.joined_vec = self._join(vec, batch.context_vec)
         if self.index.heads is not None:
             joined = batch.joined_vec if batch.joined_vec is not None else vec
             batch.head, batch.head_known = self.index.heads.values(ids, titles, abstracts, joined)
@@ -445,9 +452,27 @@ class Tagger:
         the join is one too and its cosine is the weighted mean of the two cosines)."""
         if self.context is None:
             return vec
-        ctx = self.context_of(papers)
+        return self._join(vec, self.context_of(papers))
+
+    def _join(self, vec: np.ndarray, ctx: np.ndarray) -> np.ndarray:
         w = self.context_weight
         return np.hstack([vec * np.sqrt(1.0 - w), ctx * np.sqrt(w)]).astype(np.float32)
+
+    def _set_topic_context(self) -> None:
+        """The topics' texts through the contextual encoder (the ``ctx_*`` features): the
+        vectors the fit saved (:data:`TOPIC_VECTORS_PATH`, by text), the rest encoded now."""
+        self._topic_context = load_context_vectors(TOPIC_VECTORS_PATH, self.context)
+        texts = [topic_texts(t) for t in self.topics]
+        vectors = encode_texts(
+            self.context, [x for desc, kw, _ in texts for x in (desc, kw)], self._topic_context
+        )
+        reference = getattr(self.context, "reference", None)  # ordinary papers' vectors
+        self.index.set_context(vectors[0::2], vectors[1::2], reference)
+
+    def topic_context_vectors(self) -> tuple[list[str], np.ndarray]:
+        """(text keys, vectors) of the topic texts encoded so far, for the fit to save."""
+        keys = sorted(self._topic_context)
+        return keys, np.stack([self._topic_context[k] for k in keys]) if keys else np.zeros((0, 1))
 
     def remember_context(self, ids: Sequence[str], vectors: np.ndarray) -> None:
         """Contextual vectors of papers by id (the labelled papers', cached by ``fit_tagger``),
@@ -481,13 +506,20 @@ class Tagger:
         return out
 
     def _score(self, feats, *, raw: bool = False) -> np.ndarray:
-        """(N, T) calibrated scores; 0 for non-candidates (raw: linear scores, -inf)."""
+        """(N, T) calibrated scores; 0 for non-candidates (raw: linear scores or the trees'
+        sums, -inf)."""
         params = self._active()
-        weights = self._weights if params is self.params else params.weight_vector()
-        z = np.full(feats.candidates.shape, float(params.bias), dtype=np.float32)
-        for f, w in zip(FEATURES, weights, strict=True):
-            if w:
-                z += w * feats.values[f]
+        if params.trees is not None:  # boosted trees over the candidates' features
+            z = np.zeros(feats.candidates.shape, dtype=np.float32)
+            rows, cols = np.nonzero(feats.candidates)
+            x = np.stack([feats.values[f][rows, cols] for f in FEATURES], axis=1)
+            z[rows, cols] = params.trees.raw(x)
+        else:
+            weights = self._weights if params is self.params else params.weight_vector()
+            z = np.full(feats.candidates.shape, float(params.bias), dtype=np.float32)
+            for f, w in zip(FEATURES, weights, strict=True):
+                if w:
+                    z += w * feats.values[f]
         if raw:
             z[~feats.candidates] = -np.inf
             return z

@@ -51,8 +51,13 @@ FEATURES: tuple[str, ...] = (
     "kw_area_gap",  # phrase evidence x how far the topic's area is behind the best area (<= 0)
     "knn_no_phrase",  # knn_vote when the paper uses none of the topic's phrases, even loosely
     "phrase_missing",  # no phrase of the topic here, though most of its labelled papers use one
+    # (the refined stage only, 0 on the fast path: the same texts through the contextual encoder)
+    "ctx_desc",  # z-score of cos(paper, "name: description"), contextual vectors
+    "ctx_kw",  # z-score of cos(paper, "name; aliases; keywords"), contextual vectors
+    "ctx_gap",  # mean of the two minus the paper's best topic's (<= 0)
 )
 FEATURE_INDEX = {f: i for i, f in enumerate(FEATURES)}
+CONTEXT_FEATURES = ("ctx_desc", "ctx_kw", "ctx_gap")
 Z_STD_FLOOR = 0.02
 EX_BASELINE = 0.3  # paper-paper cosine reached by only 1% of random pairs (centred vectors)
 TOPIC_CAT_WEIGHTS = (1.0, 0.85, 0.7)  # the topic's first, second, later categories
@@ -118,6 +123,11 @@ class TopicIndex:
         self.memory = ExampleMemory(self.dim, n)
         self.neighbours: NeighbourMemory | None = None  # labelled papers for kNN (engine sets it)
         self.heads: HeadView | None = None  # supervised per-topic heads (engine sets them)
+        # The refined stage's contextual topic vectors and their column statistics (set_context).
+        self.c_desc: np.ndarray | None = None
+        self.c_kw: np.ndarray | None = None
+        self.col_c_desc: tuple[np.ndarray, np.ndarray] | None = None
+        self.col_c_kw: tuple[np.ndarray, np.ndarray] | None = None
 
         # Column statistics: each topic's similarity to ordinary (reference) papers, so that a
         # similarity is scored against what is usual for that topic, whatever the taxonomy size.
@@ -172,10 +182,23 @@ class TopicIndex:
         sims = ref @ vecs.T
         return sims.mean(axis=0), np.maximum(sims.std(axis=0), Z_STD_FLOOR)
 
+    def set_context(self, desc: np.ndarray, kw: np.ndarray, reference: np.ndarray | None) -> None:
+        """The topics' texts (:func:`topic_texts`) through the refined stage's contextual
+        encoder, scored against ``reference``: the same encoder's vectors of ordinary papers."""
+        self.c_desc, self.c_kw = normalize_rows(desc), normalize_rows(kw)
+        self.col_c_desc = self._column_stats(reference, self.c_desc)
+        self.col_c_kw = self._column_stats(reference, self.c_kw)
+
     def zscore(self, sims: np.ndarray, which: str) -> np.ndarray:
         """Similarities as z-scores against the topic's reference distribution (columns), or
         across topics per paper (rows) when no reference papers are available."""
-        stats = {"desc": self.col_desc, "kw": self.col_kw, "name": self.col_name}[which]
+        stats = {
+            "desc": self.col_desc,
+            "kw": self.col_kw,
+            "name": self.col_name,
+            "c_desc": self.col_c_desc,
+            "c_kw": self.col_c_kw,
+        }[which]
         if stats is None:
             return zscore_rows(sims)
         mean, std = stats
@@ -222,6 +245,7 @@ class EncodedBatch:
     head: np.ndarray | None = None  # (N, T) head decision values, None without heads
     head_known: np.ndarray | None = None  # (N, T) bool: the topic has a head
     joined_vec: np.ndarray | None = None  # (N, D') refined stage: kNN and heads read these
+    context_vec: np.ndarray | None = None  # (N, 384) refined stage: the contextual vectors
 
 
 @dataclass
@@ -230,6 +254,16 @@ class BatchFeatures:
     cos_desc: np.ndarray  # raw cosines, for evidence
     cos_kw: np.ndarray
     candidates: np.ndarray  # (N, T) bool
+
+
+def context_features(batch: EncodedBatch, index: TopicIndex) -> dict[str, np.ndarray]:
+    """The ``ctx_*`` features of the refined stage; {} (0 everywhere) without contextual vectors."""
+    if batch.context_vec is None or index.c_desc is None or index.c_kw is None or not len(index):
+        return {}
+    z_desc = index.zscore(batch.context_vec @ index.c_desc.T, "c_desc")
+    z_kw = index.zscore(batch.context_vec @ index.c_kw.T, "c_kw")
+    comb = 0.5 * (z_desc + z_kw)
+    return {"ctx_desc": z_desc, "ctx_kw": z_kw, "ctx_gap": comb - comb.max(axis=1, keepdims=True)}
 
 
 def compute_features(
@@ -251,6 +285,7 @@ def compute_features(
     parent_sim = comb[:, index.parent_or_self]
 
     kw = phrase_features(batch.hits, t)
+    ctx = context_features(batch, index)
 
     cat_match = np.zeros((n, t), dtype=np.float32)
     cat_miss = np.zeros((n, t), dtype=np.float32)
@@ -321,6 +356,7 @@ def compute_features(
         "base_rate": base_rate,
         "head": head,
         "head_known": head_known,
+        **{f: ctx.get(f, zeros) for f in CONTEXT_FEATURES},
     }
     values.update(combined_features(values, comb, index.area_of, index.areas, phrase_rate))
 
@@ -334,6 +370,8 @@ def compute_features(
         (z_title, candidates_cfg["top_k_title"], has_title),
         (ex, candidates_cfg["top_k_examples"], has_vec),
         (head_candidates, int(candidates_cfg.get("top_k_head", 0)), has_vec),
+        (ctx["ctx_desc"] if ctx else None, int(candidates_cfg.get("top_k_context", 0)), has_vec),
+        (ctx["ctx_kw"] if ctx else None, int(candidates_cfg.get("top_k_context", 0)), has_vec),
     ):
         if mat is None or k <= 0 or t == 0:
             continue

@@ -1,8 +1,10 @@
 """The shared (paper, topic) scorer: logistic regression over label-agnostic features + Platt.
 
-``p = sigmoid(a * (w . x + b) + c)``. Weights, Platt parameters and the decision settings live in
-topics/tagger/model/scorer.json so they can be refitted with :func:`fit_scorer` once judged
-(paper, topic, label) pairs exist; the shipped values are set by hand.
+``p = sigmoid(a * (w . x + b) + c)``; a scorer with ``trees`` (the refined stage's, since
+``fit-18r``) replaces ``w . x + b`` by the sum of its boosted trees over the same features, which
+can weigh one feature by another (a kNN vote counts for more where a head agrees). Weights, Platt
+parameters and the decision settings live in topics/tagger/model/scorer.json (refitted by
+``manage.py fit_tagger``; the trees next to it).
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from typing import Any
 import numpy as np
 
 from .features import FEATURES
+from .trees import BoostedTrees
 
 SCORER_PATH = Path(__file__).resolve().parent / "model" / "scorer.json"
+TREES_FILE = "scorer_trees.npz"  # next to the scorer.json that names it
 
 DEFAULT_SELECTION = {
     "threshold": 0.5,  # calibrated score a tag needs
@@ -47,6 +51,9 @@ class ScorerParams:
     # Weights, Platt and decision settings for a tagger without labelled papers (no kNN memory:
     # a custom taxonomy, or none shipped), fitted on the same data without the kNN features.
     fallback: ScorerParams | None = None
+    # Boosted trees over FEATURES that give the linear score instead of the weights (saved as
+    # TREES_FILE next to the scorer); None: the logistic weights.
+    trees: BoostedTrees | None = field(default=None, compare=False, repr=False)
 
     def active(self, has_neighbours: bool) -> ScorerParams:
         """The parameters to score with: the fallback when there are no labelled papers."""
@@ -69,6 +76,8 @@ class ScorerParams:
             "rocchio": dict(self.rocchio),
             "fit": dict(self.fit),
         }
+        if self.trees is not None:
+            out["trees"] = TREES_FILE
         if self.fallback is not None:
             out["fallback"] = {
                 k: v
@@ -102,12 +111,25 @@ class ScorerParams:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> ScorerParams:
+        """The scorer at ``path`` (default: the fast stage's), with the trees it names."""
         path = Path(path) if path is not None else SCORER_PATH
-        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        data = json.loads(path.read_text(encoding="utf-8"))
+        params = cls.from_dict(data)
+        if data.get("trees"):
+            trees = BoostedTrees.read(path.parent / str(data["trees"]), FEATURES)
+            if trees is None:
+                raise ValueError(f"scorer {params.version}: its trees {data['trees']} are missing")
+            params = replace(params, trees=trees)
+        return params
 
     def save(self, path: str | Path | None = None) -> None:
+        """Write the scorer (and its trees next to it, or remove stale ones)."""
         path = Path(path) if path is not None else SCORER_PATH
         path.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+        if self.trees is not None:
+            self.trees.save(path.parent / TREES_FILE)
+        else:
+            (path.parent / TREES_FILE).unlink(missing_ok=True)
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:

@@ -148,13 +148,25 @@ def test_fit_tagger_with_a_context_weight_fits_the_refined_stage(tmp_path):
     target = tmp_path / "scorer.json"
     call_command(
         "fit_tagger", "--limit", "60", "--folds", "2", "--name", "fit-test-r",
-        "--context-weight", "0.7", "--out", str(target), stdout=out,
+        "--context-weight", "0.7", "--trees", "--out", str(target), stdout=out,
     )  # fmt: skip
     text = out.getvalue()
     assert "contextual vectors (minilm-int8-128) of 60 papers" in text
     fitted = ScorerParams.load(target)
     assert fitted.embedding["context_weight"] == 0.7
-    assert fitted.fit["command"].endswith(" --context-weight 0.7")
+    assert fitted.fit["command"].endswith(" --context-weight 0.7 --top-k-context 10 --trees")
+    # the pairs are scored by boosted trees, saved next to the scorer that names them
+    assert fitted.trees is not None
+    assert (tmp_path / "scorer_trees.npz").is_file()
+    assert fitted.fit["trees"]["file"] == "scorer_trees.npz"
+    assert len(fitted.trees.tree_start) == fitted.fit["trees"]["boosting"]["max_iter"]
+    assert fitted.fit["method"].startswith("boosted trees")
+    assert fitted.candidates["top_k_context"] == 10
+    # the contextual topic similarities are fitted features of the refined scorer
+    assert all(fitted.weights[f] != 0 for f in ("ctx_desc", "ctx_kw", "ctx_gap"))
+    # the topics' texts through the encoder, saved so that a tagger does not encode them again
+    topic_vectors = load_context_vectors(tmp_path / "topic_context.npz", ContextualEmbedder())
+    assert len(topic_vectors) >= 2 * 900
     # the labelled papers' contextual vectors instead of the papers (the fast stage's file)
     assert not (tmp_path / "labelled_papers.jsonl.gz").exists()
     vectors = load_context_vectors(tmp_path / "labelled_context.npz", ContextualEmbedder())

@@ -24,7 +24,7 @@ def fitted():
 
 def test_exported_trees_score_as_scikit_learn_does_on_both_walks(fitted):
     model, x = fitted
-    order = ChipOrder.from_sklearn(model, {"made": "in a test"})
+    order = ChipOrder.from_sklearn(model, CHIP_FEATURES, {"made": "in a test"})
     expected = model.predict_proba(x[:500])[:, 1]
     assert np.allclose(order.predict(x[:500]), expected, rtol=0, atol=1e-12)
     rows = np.ascontiguousarray(x[:500])
@@ -35,18 +35,38 @@ def test_exported_trees_score_as_scikit_learn_does_on_both_walks(fitted):
 def test_saved_and_loaded_the_model_is_the_same_and_other_features_load_as_none(fitted, tmp_path):
     model, x = fitted
     path = tmp_path / "chip_order.npz"
-    ChipOrder.from_sklearn(model, {"cv": {"first_chip_right": 0.8}}).save(path)
+    ChipOrder.from_sklearn(model, CHIP_FEATURES, {"cv": {"first_chip_right": 0.8}}).save(path)
     again = tmp_path / "again.npz"
     ChipOrder.load(path).save(again)
     assert path.read_bytes() == again.read_bytes()  # deterministic bytes
     loaded = ChipOrder.load(path)
     assert loaded.info == {"cv": {"first_chip_right": 0.8}}
     assert np.allclose(loaded.predict(x[:100]), model.predict_proba(x[:100])[:, 1], atol=1e-12)
-    # a model made for other features is not used (the chips keep the scorer's order)
+    # a model made for a feature the tagger no longer has is not used (the chips keep the
+    # scorer's order)
     with np.load(path) as data:
         arrays = dict(data)
-    arrays["features"] = np.array("\n".join(CHIP_FEATURES[:-1]))
-    with open(tmp_path / "old.npz", "wb") as handle:
+    arrays["features"] = np.array("\n".join([*CHIP_FEATURES[:-1], "a_feature_since_removed"]))
+    with open(tmp_path / "other.npz", "wb") as handle:
         np.savez(handle, **arrays)
-    assert ChipOrder.load(tmp_path / "old.npz") is None
+    assert ChipOrder.load(tmp_path / "other.npz") is None
     assert ChipOrder.load(tmp_path / "missing.npz") is None
+
+
+def test_a_model_made_before_features_were_added_reads_its_own_by_name(tmp_path):
+    # the fast stage's model predates the refined stage's ctx_* features: it keeps working
+    rng = np.random.default_rng(5)
+    old = [f for f in CHIP_FEATURES if not f.startswith("ctx_")]
+    assert len(old) < len(CHIP_FEATURES)
+    x = rng.standard_normal((2000, len(CHIP_FEATURES)))
+    cols = [CHIP_FEATURES.index(f) for f in old]
+    y = (x[:, cols[-1]] + x[:, cols[3]] > 0).astype(int)  # the last old column matters
+    model = HistGradientBoostingClassifier(max_iter=30, early_stopping=False, random_state=0)
+    model.fit(x[:, cols], y)
+    order = ChipOrder.from_sklearn(model, old, {})
+    order.save(tmp_path / "old.npz")
+    loaded = ChipOrder.load(tmp_path / "old.npz")
+    assert loaded is not None
+    assert loaded.features == CHIP_FEATURES
+    expected = model.predict_proba(x[:300, cols])[:, 1]
+    assert np.allclose(loaded.predict(x[:300]), expected, rtol=0, atol=1e-12)

@@ -103,3 +103,56 @@ def test_the_shipped_refined_tagger_joins_the_vectors_and_tags(refined, encoder)
     shown = [t.slug for t in tags if t.shown]
     assert "graph-neural-networks" in [t.slug for t in tags]
     assert 1 <= len(shown) <= 7
+
+
+def test_the_refined_tagger_scores_topics_by_their_contextual_similarity(refined, encoder):
+    paper = PaperInput("x2", GNN_PAPER[0], GNN_PAPER[1], ("cs.LG",))
+    feats = refined.pair_features(
+        [paper], [["graph-neural-networks", "automatic-speech-recognition"]]
+    )[0]
+    gnn, speech = feats["graph-neural-networks"], feats["automatic-speech-recognition"]
+    # z-scores against ordinary papers (model/contextual/reference.npz): far above for the
+    # topic the paper is about, ordinary for one it is not
+    assert gnn["ctx_desc"] > 3
+    assert gnn["ctx_kw"] > 3
+    assert speech["ctx_desc"] < 1
+    assert gnn["ctx_gap"] > speech["ctx_gap"]
+    assert speech["ctx_gap"] < 0
+    assert encoder.reference is not None
+    assert encoder.reference.shape == (2000, 384)
+
+
+def test_the_fast_tagger_has_no_contextual_features():
+    fast = Tagger(load_taxonomy_files(TAXONOMY).topics)
+    paper = PaperInput("x3", GNN_PAPER[0], GNN_PAPER[1], ("cs.LG",))
+    feats = fast.pair_features([paper], [["graph-neural-networks"]])[0]["graph-neural-networks"]
+    assert (feats["ctx_desc"], feats["ctx_kw"], feats["ctx_gap"]) == (0.0, 0.0, 0.0)
+    assert feats["sim_desc"] > 0
+
+
+def test_topic_texts_are_encoded_once_and_reused_by_their_text(encoder):
+    calls: list[list[str]] = []
+
+    class Counting:
+        dim = encoder.dim
+
+        def encode(self, texts):
+            calls.append(list(texts))
+            return encoder.encode(texts)
+
+    known: dict[str, np.ndarray] = {}
+    first = contextual.encode_texts(Counting(), ["graphs", "speech", "graphs"], known)
+    assert calls == [["graphs", "speech"]] or calls == [["speech", "graphs"]]
+    assert np.array_equal(first[0], first[2])
+    again = contextual.encode_texts(Counting(), ["speech", "bandits"], known)
+    assert calls[1] == ["bandits"]  # only the new text
+    assert np.array_equal(again[0], first[1])
+    assert len(known) == 3
+
+
+def test_the_shipped_topic_vectors_cover_the_taxonomy(refined):
+    # every topic text was found in model/refined/topic_context.npz: nothing was encoded at
+    # start (the tagger would have added the new texts to the same dictionary)
+    shipped = load_context_vectors(contextual.TOPIC_VECTORS_PATH, refined.context)
+    assert set(refined._topic_context) == set(shipped)
+    assert len(shipped) == 2 * len(refined.topics)

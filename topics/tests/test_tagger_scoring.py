@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -169,3 +171,49 @@ def test_choose_prefers_the_lower_floor_among_figures_the_data_cannot_tell_apart
     assert choose(grid) == grid[1]
     grid[1]["micro_f1"] = 0.640
     assert choose(grid) == grid[0]
+
+
+def test_a_scorer_with_trees_saves_them_beside_it_and_scores_by_them(tmp_path):
+    from dataclasses import replace
+
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from topics.tagger import Tagger, load_taxonomy_files
+    from topics.tagger.engine import PaperInput
+    from topics.tagger.features import compute_features
+    from topics.tagger.trees import BoostedTrees
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2000, len(FEATURES)))
+    name, desc = FEATURES.index("kw_name"), FEATURES.index("sim_desc")
+    y = (x[:, name] * x[:, desc] > 0).astype(int)  # an interaction no weight vector can show
+    model = HistGradientBoostingClassifier(max_iter=40, random_state=0).fit(x, y)
+    trees = BoostedTrees.from_sklearn(model, FEATURES, {"made": "in a test"})
+    # (no fallback: a tagger without labelled papers would score with it instead)
+    params = replace(ScorerParams.load(), version="trees-test", trees=trees, fallback=None)
+    params.save(tmp_path / "scorer.json")
+    assert json.loads((tmp_path / "scorer.json").read_text())["trees"] == "scorer_trees.npz"
+    loaded = ScorerParams.load(tmp_path / "scorer.json")
+    assert loaded.trees is not None
+    assert np.allclose(loaded.trees.raw(x[:50]), model.decision_function(x[:50]), atol=1e-9)
+
+    # the tagger's raw score of each candidate is the trees' sum over its features
+    tagger = Tagger(load_taxonomy_files("topics/taxonomy").topics, neighbours=(), params=loaded)
+    paper = PaperInput("t1", "Graph neural networks for molecules", "Message passing on atoms.")
+    slugs = tagger.candidate_slugs([paper])[0]
+    feats = tagger.pair_features([paper], [slugs])[0]
+    rows = np.array([[feats[s][f] for f in FEATURES] for s in slugs])
+    feats_batch = compute_features(tagger._encode([paper]), tagger.index, loaded.candidates)
+    raw = tagger._score(feats_batch, raw=True)[0]
+    columns = [tagger.index.pos[s] for s in slugs]
+    assert np.allclose(raw[columns], loaded.trees.raw(rows), atol=1e-4)
+    assert np.isneginf(np.delete(raw, columns)).all()  # non-candidates are not scored
+
+    # a scorer without trees saved to the same place leaves no stale trees; a scorer whose
+    # trees are missing is refused
+    ScorerParams.load().save(tmp_path / "scorer.json")
+    assert not (tmp_path / "scorer_trees.npz").exists()
+    data = json.loads((tmp_path / "scorer.json").read_text())
+    (tmp_path / "scorer.json").write_text(json.dumps({**data, "trees": "scorer_trees.npz"}))
+    with pytest.raises(ValueError, match="trees"):
+        ScorerParams.load(tmp_path / "scorer.json")

@@ -66,6 +66,18 @@ class Command(BaseCommand):
             help="fit the refined stage: the kNN vote joins contextual (MiniLM) vectors with "
             "this weight to the static ones (0.7 shipped; 0: the fast stage)",
         )
+        parser.add_argument(
+            "--top-k-context",
+            type=int,
+            default=d.top_k_context,
+            help="refined stage: candidates per paper by each contextual topic similarity",
+        )
+        parser.add_argument(
+            "--trees",
+            action="store_true",
+            help="score pairs by boosted trees over the features instead of logistic weights "
+            "(the refined stage's scorer since fit-18r)",
+        )
         parser.add_argument("--limit", type=int, default=0, help="first N papers (for tests)")
         parser.add_argument("--dry-run", action="store_true", help="do not write the scorer")
         parser.add_argument("--report", type=Path, help="write the CV results as JSON here")

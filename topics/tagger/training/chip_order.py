@@ -11,7 +11,8 @@ the same figures in the scorer's order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -52,16 +53,30 @@ def fit_chip_order(
     *,
     folds: int,
     log: Callable[[str], None] = lambda _: None,
+    fold_params: Mapping[int, Any] | None = None,
 ) -> ChipOrder | None:
     """The model fitted on every training paper's chips, with its out-of-fold figures in
-    ``info``; None when fewer than :data:`MIN_PAPERS` papers have two chips or more."""
+    ``info``; None when fewer than :data:`MIN_PAPERS` papers have two chips or more.
+    ``fold_params``: the scorer of each fold (fitted on the others) to score its papers with,
+    for a scorer that would know its own training papers (boosted trees)."""
     from sklearn.ensemble import HistGradientBoostingClassifier  # fitting only
 
     saved, tagger.chip_order = tagger.chip_order, None  # rows in the scorer's order
+    saved_params = tagger.params
     try:
-        candidates = tagger.chip_candidates(papers)
+        if fold_params:
+            candidates: list = [None] * len(papers)
+            for k, params in fold_params.items():
+                idx = [i for i, p in enumerate(papers) if fold_of(p.id, folds) == k]
+                tagger.set_params(params)
+                scored = tagger.chip_candidates([papers[i] for i in idx])
+                for i, row in zip(idx, scored, strict=True):
+                    candidates[i] = row
+        else:
+            candidates = tagger.chip_candidates(papers)
     finally:
         tagger.chip_order = saved
+        tagger.set_params(saved_params)
     xs: list[np.ndarray] = []
     y: list[bool] = []
     fold: list[int] = []
@@ -102,4 +117,4 @@ def fit_chip_order(
         f"topic {before['first_chip_labelled']:.3f} -> {after['first_chip_labelled']:.3f}"
     )
     model = HistGradientBoostingClassifier(**BOOSTING).fit(x_all, y_all)
-    return ChipOrder.from_sklearn(model, info)
+    return ChipOrder.from_sklearn(model, CHIP_FEATURES, info)

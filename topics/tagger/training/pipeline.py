@@ -19,7 +19,12 @@ import numpy as np
 
 from topics.evaluation import EVAL_DIR, load_set, load_weak
 from topics.tagger.chip_order import CHIP_ORDER_FILE, ChipOrder
-from topics.tagger.contextual import CONTEXT_VECTORS_PATH, ContextualEmbedder, save_context_vectors
+from topics.tagger.contextual import (
+    CONTEXT_VECTORS_PATH,
+    TOPIC_VECTORS_PATH,
+    ContextualEmbedder,
+    save_context_vectors,
+)
 from topics.tagger.engine import PaperInput, Tagger, encode_vector
 from topics.tagger.heads import (
     HEADS_FILE,
@@ -30,7 +35,7 @@ from topics.tagger.heads import (
     paper_terms,
 )
 from topics.tagger.neighbours import phrase_topics
-from topics.tagger.scoring import SCORER_PATH, ScorerParams, fit_scorer
+from topics.tagger.scoring import SCORER_PATH, TREES_FILE, ScorerParams, fit_scorer
 from topics.tagger.taxonomy import load_taxonomy_files
 from topics.tagger.text import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, clean
 from topics.tagger.training.chip_order import fit_chip_order
@@ -46,6 +51,7 @@ from topics.tagger.training.crossval import (
     check_training_papers,
     evaluate_variant,
     fit_fallback,
+    fit_trees,
     fold_of,
     rounded,
 )
@@ -73,6 +79,8 @@ class FitOptions:
     # > 0: the refined stage's scorer, its kNN vote over static vectors joined to contextual
     # ones with this weight (topics/tagger/contextual.py); written to model/refined/
     context_weight: float = 0.0
+    top_k_context: int = 10  # refined stage: candidates per contextual similarity (ctx_*)
+    trees: bool = False  # score pairs by boosted trees (crossval.TREES), not logistic weights
     taxonomy_dir: Path = TAXONOMY_DIR
 
 
@@ -127,6 +135,9 @@ def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> Fit
     heads = _fit_heads(tagger, data, opts, log) if knn and opts.heads else None
     cv_results = _cross_validate(tagger, base, data, opts, knn=knn, log=log)
     chosen = _choose(cv_results)
+    fold_params = chosen.get("fold_params")  # with --trees: each fold's scorer
+    for result in cv_results:
+        result.pop("fold_params", None)
     mode, l2, best = chosen["acceptable"], chosen["l2"], chosen["best"]
     a, c = chosen["platt"]
     labelled = [(p, lab) for p, lab in zip(data.papers, data.labels, strict=True) if knn and lab]
@@ -151,9 +162,15 @@ def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> Fit
             f"threshold {c0['threshold']:.2f}, floor {c0['floor']:.2f}"
         )
     selection = {**base.selection, "threshold": best["threshold"], "floor": best["floor"]}
+    trees = None
+    if opts.trees:  # the trees score; Platt and the decision rule are theirs out of fold
+        trees = fit_trees(pairs)
+        fit_info["trees"] = {"file": TREES_FILE, **trees.info}
+        log(f"trees: {len(trees.tree_start)} trees on {trees.info['pairs']} pairs")
     fitted = replace(
-        fitted, weights=weights, platt=(a, c), selection=selection, fit=fit_info, fallback=fallback
-    )
+        fitted, weights=weights, platt=(a, c), selection=selection, fit=fit_info,
+        fallback=fallback, trees=trees,
+    )  # fmt: skip
     log(
         f"final: {len(pairs)} pairs ({n_pos} positive) from {len(data.papers)} papers, "
         f"acceptable={mode}, l2={l2}; Platt a={a:.3f} c={c:.3f}; threshold "
@@ -164,8 +181,9 @@ def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> Fit
     if heads is not None:  # on the fitted tagger's chips (kNN and heads still left out)
         tagger.set_params(fitted)
         chip_order = fit_chip_order(
-            tagger, data.papers, data.gold, data.labels, folds=opts.folds, log=log
-        )
+            tagger, data.papers, data.gold, data.labels, folds=opts.folds, log=log,
+            fold_params=fold_params,
+        )  # fmt: skip
         if chip_order is not None:
             fitted = replace(fitted, fit={**fitted.fit, "chip_order": chip_order.info["cv"]})
     log(f"bias {fitted.bias:.3f}; fitted in {time.perf_counter() - started:.1f} s")
@@ -186,6 +204,9 @@ def save(result: FitResult, out: Path) -> Path:
         target = Path(out).parent / CONTEXT_VECTORS_PATH.name
         ids = [p.id for p, _ in result.labelled]
         save_context_vectors(target, ids, tagger.context_of([p for p, _ in result.labelled]),
+                             tagger.context.name)  # fmt: skip
+        keys, vectors = tagger.topic_context_vectors()  # the topics' texts, encoded at start
+        save_context_vectors(Path(out).parent / TOPIC_VECTORS_PATH.name, keys, vectors,
                              tagger.context.name)  # fmt: skip
     else:
         target = Path(out).parent / LABELLED_FILE
@@ -260,6 +281,7 @@ def _base_scorer(opts: FitOptions) -> ScorerParams:
     embedding = dict(base.embedding)
     if opts.context_weight > 0:
         embedding["context_weight"] = opts.context_weight
+        cands["top_k_context"] = max(0, opts.top_k_context)
     return replace(base, candidates=cands, embedding=embedding)
 
 
@@ -315,7 +337,7 @@ def _cross_validate(tagger, base, data: _Training, opts: FitOptions, *, knn: boo
     for mode, l2 in variants:
         cv = evaluate_variant(
             tagger, base, data.papers, folds, data.gold, data.acceptable, mode, data.y,
-            l2=l2, top=opts.calibrate_top,
+            l2=l2, top=opts.calibrate_top, trees=opts.trees,
         )  # fmt: skip
         b = cv["best"]
         results.append({"acceptable": mode, "l2": l2, **cv})
@@ -344,7 +366,12 @@ def _fit_info(opts, base, taxonomy, data, labelled, chosen, n_pairs, n_pos, fitt
     mode, l2, top = chosen["acceptable"], chosen["l2"], opts.calibrate_top
     return {
         "method": (
-            "logistic regression (numpy Newton, L2, balanced classes) on all training pairs; "
+            (
+                "boosted trees (crossval.TREES; the logistic weights are kept for reference) "
+                if opts.trees
+                else ""
+            )
+            + "logistic regression (numpy Newton, L2, balanced classes) on all training pairs; "
             f"Platt on out-of-fold scores of each paper's {top or 'all'} best non-area "
             "topics; threshold/floor by out-of-fold micro-F1"
         ),
@@ -354,7 +381,9 @@ def _fit_info(opts, base, taxonomy, data, labelled, chosen, n_pairs, n_pos, fitt
         + (f" --top-k {opts.top_k}" if opts.top_k else "")
         + f" --knn-k {base.candidates['knn_k']}"
         + (" --weak" if data.weak else "")
-        + (f" --context-weight {opts.context_weight}" if opts.context_weight > 0 else ""),
+        + (f" --context-weight {opts.context_weight}" if opts.context_weight > 0 else "")
+        + (f" --top-k-context {opts.top_k_context}" if opts.context_weight > 0 else "")
+        + (" --trees" if opts.trees else ""),
         "data": {
             "set": "train",
             "label_files": data.label_files,
