@@ -74,6 +74,8 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool =
     context = ContextualEmbedder() if refined else None  # the refined stage's tags
     tagger = Tagger(taxonomy.topics, context=context)
     print(f"tagger {tagger.model_version}, {len(inputs)} sample papers")
+    if tagger.context is not None:  # encoded once for both passes below (a third of an hour)
+        tagger.remember_context([str(p["id"]) for p in inputs], tagger.context_of(inputs))
     tags = [{t.slug for t in row} for row in tagger.tag_batch(inputs)]
     scores = tagger.coherent_scores(inputs)
     top10 = [{tagger.index.slugs[j] for j in (-row).argsort()[:10] if row[j] > 0} for row in scores]
