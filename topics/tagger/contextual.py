@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .memory import normalize_rows
+from .text import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, clean
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 CONTEXT_DIR = MODEL_DIR / "contextual"
@@ -141,6 +142,12 @@ def save_context_vectors(path: Path, ids: Sequence[str], vectors: np.ndarray, na
     np.savez_compressed(
         path, ids=np.asarray(list(ids)), vectors=vectors.astype(np.float16), name=np.asarray(name)
     )
+
+
+def context_text(title: str, abstract: str) -> str:
+    """What the encoder reads of a paper: its cleaned "title. abstract" (the first
+    :data:`MAX_TOKENS` tokens of it)."""
+    return f"{clean(title, MAX_TITLE_CHARS)}. {clean(abstract, MAX_ABSTRACT_CHARS)}"
 
 
 def text_key(text: str) -> str:

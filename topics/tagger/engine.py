@@ -28,6 +28,7 @@ from .contextual import (
     REFINED_HEADS_PATH,
     REFINED_SCORER_PATH,
     TOPIC_VECTORS_PATH,
+    context_text,
     encode_texts,
     load_context_vectors,
 )
@@ -497,11 +498,7 @@ class Tagger:
             else:
                 todo.append(i)
         if todo:
-            texts = [
-                f"{clean(inputs[i].title, MAX_TITLE_CHARS)}. "
-                f"{clean(inputs[i].abstract, MAX_ABSTRACT_CHARS)}"
-                for i in todo
-            ]
+            texts = [context_text(inputs[i].title, inputs[i].abstract) for i in todo]
             out[todo] = self.context.encode(texts)
         return out
 

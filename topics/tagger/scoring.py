@@ -182,6 +182,26 @@ def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
+def pair_arrays(
+    pairs: Iterable[Sequence[Any]],
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+    """Judged pairs (see :func:`fit_scorer`) as arrays: features (rows in :data:`FEATURES`
+    order), labels 1/0, groups (a pair's position where it has none) and weights (default 1)."""
+    rows: list[list[float]] = []
+    labels: list[float] = []
+    groups: list[str] = []
+    weights: list[float] = []
+    for item in pairs:
+        feats, label = item[0], item[1]
+        group = item[2] if len(item) > 2 else len(rows)
+        rows.append([float(feats.get(f, 0.0)) for f in FEATURES])
+        labels.append(1.0 if label else 0.0)
+        groups.append(str(group))
+        weights.append(float(item[3]) if len(item) > 3 else 1.0)
+    x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+    return x, np.asarray(labels), groups, np.asarray(weights)
+
+
 def fit_scorer(
     pairs: Iterable[Sequence[Any]],
     *,
@@ -206,22 +226,9 @@ def fit_scorer(
     example papers or feedback exist yet) is not fitted to 0: it keeps ``base``'s effect on the
     final logit (``w = w_base * a_base / a``), so feedback and priors keep working after a refit.
     """
-    rows: list[list[float]] = []
-    labels: list[float] = []
-    groups: list = []
-    weights: list[float] = []
-    for item in pairs:
-        feats, label = item[0], item[1]
-        group = item[2] if len(item) > 2 else len(rows)
-        rows.append([float(feats.get(f, 0.0)) for f in FEATURES])
-        labels.append(1.0 if label else 0.0)
-        groups.append(str(group))
-        weights.append(float(item[3]) if len(item) > 3 else 1.0)
-    if not rows:
+    x, y, groups, pair_w = pair_arrays(pairs)
+    if not len(x):
         raise ValueError("fit_scorer: no pairs")
-    x = np.asarray(rows, dtype=np.float64)
-    y = np.asarray(labels)
-    pair_w = np.asarray(weights)
     if np.any(pair_w < 0):
         raise ValueError("fit_scorer: weights must be >= 0")
     if y.min() == y.max():

@@ -31,8 +31,8 @@ from topics.tagger.contextual import (
     CONTEXT_DIR,
     REFERENCE_FILE,
     ContextualEmbedder,
+    context_text,
 )
-from topics.tagger.text import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, clean
 from topics.tagger.tools.fit_corpus_stats import GOLD_WINDOW_START
 from topics.tagger.tools.rss_corpus import read_corpus
 
@@ -62,11 +62,7 @@ def main() -> int:
         rng = np.random.default_rng(0)  # the static reference's sample (fit_corpus_stats.py)
         size = min(REFERENCE_PAPERS, len(corpus))
         ref = np.sort(rng.choice(len(corpus), size=size, replace=False))
-        texts = [
-            f"{clean(corpus[i].title, MAX_TITLE_CHARS)}. "
-            f"{clean(corpus[i].abstract, MAX_ABSTRACT_CHARS)}"
-            for i in ref
-        ]
+        texts = [context_text(corpus[i].title, corpus[i].abstract) for i in ref]
         vectors = ContextualEmbedder().encode(texts)  # with the centering just written
         np.savez_compressed(CONTEXT_DIR / REFERENCE_FILE, vectors=vectors.astype(np.float16))
         print(f"reference: {len(ref)} of {len(corpus)} papers written to {REFERENCE_FILE}")

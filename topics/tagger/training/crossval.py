@@ -12,7 +12,7 @@ import numpy as np
 from topics.evaluation.metrics import areas_of, expected_calibration_error, micro_prf
 from topics.tagger.features import FEATURES
 from topics.tagger.memory import fold_of  # noqa: F401 (the folds of every fit)
-from topics.tagger.scoring import SCORER_PATH, ScorerParams
+from topics.tagger.scoring import SCORER_PATH, ScorerParams, pair_arrays
 from topics.tagger.trees import BoostedTrees
 
 
@@ -34,7 +34,8 @@ PREFER = 0.5
 KNN_K = 20
 LABELLED_FILE = "labelled_papers.jsonl.gz"  # written next to the scorer: the kNN memory
 # The refined stage's scorer of boosted trees (fit_tagger --trees), chosen out of fold on
-# fit-17r's held-out pairs (docs/tagging.md, "A scorer of trees"): micro-F1 0.689 -> 0.713 over
+# fit-17r's held-out pairs (docs/tagging.md, "Contextual topic similarities and a scorer of
+# trees"): micro-F1 0.689 -> 0.713 over
 # the logistic weights; 600 trees gave the same.
 TREES = {
     "max_iter": 300,
@@ -127,13 +128,13 @@ def fit_trees(pairs: list[tuple]) -> BoostedTrees:
     (a pair of weight 0, an acceptable topic left out, is not seen)."""
     from sklearn.ensemble import HistGradientBoostingClassifier  # fitting only
 
-    kept = [p for p in pairs if (p[3] if len(p) > 3 else 1.0) > 0]
-    x = np.array([[float(p[0].get(f, 0.0)) for f in FEATURES] for p in kept])
-    y = np.array([int(p[1]) for p in kept])
-    weight = np.array([float(p[3]) if len(p) > 3 else 1.0 for p in kept])
-    model = HistGradientBoostingClassifier(**TREES).fit(x, y, sample_weight=weight)
+    x, y, _, weight = pair_arrays(pairs)
+    kept = weight > 0
+    model = HistGradientBoostingClassifier(**TREES).fit(
+        x[kept], y[kept].astype(int), sample_weight=weight[kept]
+    )
     info = {"method": "HistGradientBoostingClassifier on (paper, topic) pairs", "boosting": TREES}
-    return BoostedTrees.from_sklearn(model, FEATURES, {**info, "pairs": len(kept)})
+    return BoostedTrees.from_sklearn(model, FEATURES, {**info, "pairs": int(kept.sum())})
 
 
 def oof_raw_scores(
