@@ -20,7 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from .chip_order import CHIP_FEATURES, CHIP_ORDER_PATH, ChipOrder, chip_matrix
+from .chip_order import (
+    CHIP_FEATURES,
+    CHIP_ORDER_PATH,
+    ChipOrder,
+    chip_matrix,
+    name_words,
+    topic_priors,
+)
 from .chips import ChipTag, chips_arrange
 from .contextual import (
     CONTEXT_VECTORS_PATH,
@@ -140,6 +147,8 @@ class Tagger:
         self.chip_order: ChipOrder | None = (
             ChipOrder.load(chip_order) if isinstance(chip_order, (str, Path)) else chip_order
         )
+        names = {t.slug: t.name for t in topics}
+        self._name_words = [name_words(names[slug]) for slug in self.index.slugs]
         for slug, papers in (examples or {}).items():
             for paper in papers:
                 self.apply_feedback(paper, slug, True)
@@ -149,7 +158,7 @@ class Tagger:
     # -- public API -------------------------------------------------------------------------
     @property
     def model_version(self) -> str:
-        """Scorer and embedding, e.g. ``fit-15/static`` or ``fit-16r/static+minilm-int8-128``."""
+        """Scorer and embedding, e.g. ``fit-15/static`` or ``fit-20r/static+minilm-int8-96``."""
         name = getattr(self.embedder, "name", "") or "embedder"
         if self.context is not None:
             name += "+" + (getattr(self.context, "name", "") or "context")
@@ -589,11 +598,15 @@ class Tagger:
         """Per paper with at least two chips: (paper row, chip topic columns in the scorer's
         order, their :data:`chip_order.CHIP_FEATURES` rows)."""
         out = []
+        priors = topic_priors(self.chip_order, self.index.slugs)  # fitting one: none yet
         for i, tags in enumerate(chips):
             shown = [t.key for t in chips_arrange(tags) if t.shown]  # topic columns
             if len(shown) >= 2:
                 phrased = set(batch.hits[i])
-                x = chip_matrix(feats.values, i, shown, own, self.hierarchy.depth, phrased)  # type: ignore[arg-type]
+                x = chip_matrix(
+                    feats.values, i, shown, own,  # type: ignore[arg-type]
+                    self.hierarchy.depth, phrased, priors, self._name_words,
+                )  # fmt: skip
                 out.append((i, shown, x))
         return out
 

@@ -151,7 +151,7 @@ def test_fit_tagger_with_a_context_weight_fits_the_refined_stage(tmp_path):
         "--context-weight", "0.7", "--trees", "--out", str(target), stdout=out,
     )  # fmt: skip
     text = out.getvalue()
-    assert "contextual vectors (minilm-int8-128) of 60 papers" in text
+    assert "contextual vectors (minilm-int8-96) of 60 papers" in text
     fitted = ScorerParams.load(target)
     assert fitted.embedding["context_weight"] == 0.7
     assert fitted.fit["command"].endswith(" --context-weight 0.7 --top-k-context 10 --trees")
@@ -176,7 +176,11 @@ def test_fit_tagger_with_a_context_weight_fits_the_refined_stage(tmp_path):
     heads = TopicHeads.load(tmp_path / "heads.npz")
     assert heads is not None
     assert heads._w_vec.shape[0] == 256 + 384
-    assert ChipOrder.load(tmp_path / "chip_order.npz") is not None
+    order = ChipOrder.load(tmp_path / "chip_order.npz")
+    assert order is not None
+    # with the judges' verdict counts it was fitted with, as the tagger reads them
+    assert order.info["judged"]
+    assert all(sum(v) > 0 for v in order.info["judged"].values())
     with pytest.raises(CommandError, match="context-weight"):
         call_command(
             "fit_tagger", "--limit", "10", "--context-weight", "1", "--dry-run",

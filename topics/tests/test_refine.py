@@ -21,7 +21,7 @@ from topics.tests.learning_setup import GNN_PAPER, OFFLINE_PAPER, PPO_PAPER
 
 pytestmark = pytest.mark.django_db
 
-REFINED_MARK = "+minilm-int8-128"
+REFINED_MARK = "+minilm-int8-96"
 
 
 def tagged_papers() -> list[Paper]:

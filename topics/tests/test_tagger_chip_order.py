@@ -70,3 +70,67 @@ def test_a_model_made_before_features_were_added_reads_its_own_by_name(tmp_path)
     assert loaded.features == CHIP_FEATURES
     expected = model.predict_proba(x[:300, cols])[:, 1]
     assert np.allclose(loaded.predict(x[:300]), expected, rtol=0, atol=1e-12)
+
+
+def test_name_relations_tell_the_broader_wording_from_the_narrower():
+    from topics.tagger.chip_order import name_relations, name_words
+
+    words = [
+        name_words("Inference-Time Scaling"),
+        name_words("Diffusion Inference-Time Scaling"),
+        name_words("Machine Unlearning"),
+        name_words("LLM Unlearning"),
+        name_words("Graph Neural Networks"),
+    ]
+    assert words[0] == {"inference", "time", "scaling"}
+    assert words[2] == {"unlearning"}  # "machine" says nothing about the topic
+    rel = name_relations(words)  # broader, narrower, shares a word
+    assert rel[0].tolist() == [1, 0, 1]
+    assert rel[1].tolist() == [0, 1, 1]
+    assert rel[2].tolist() == [1, 0, 1]  # {unlearning} < {llm, unlearning}
+    assert rel[3].tolist() == [0, 1, 1]
+    assert rel[4].tolist() == [0, 0, 0]
+    assert name_relations([frozenset({"a"})]).tolist() == [[0, 0, 0]]  # one chip: nothing beside
+
+
+def test_judged_priors_and_a_model_without_verdicts():
+    from topics.tagger.chip_order import judged_priors, topic_priors
+
+    counts = np.array([[9, 1, 0], [1, 9, 10], [0, 0, 0]])
+    priors = judged_priors(counts)
+    assert np.allclose(priors[0], [10 / 12, 2 / 12, np.log(11)])
+    assert np.allclose(priors[1], [2 / 22, 10 / 12, np.log(21)])
+    assert np.allclose(priors[2], [0.5, 0.5, 0.0])  # never judged: no evidence either way
+    order = ChipOrder.from_sklearn(
+        HistGradientBoostingClassifier(max_iter=2).fit(np.eye(2), [0, 1]),
+        ["a", "b"],
+        {"judged": {"t1": [9, 1, 0]}},
+    )
+    assert np.allclose(topic_priors(order, ["t1", "t2"]), [priors[0], priors[2]])
+    assert np.allclose(topic_priors(None, ["t1"]), [priors[2]])  # while fitting: none yet
+
+
+def test_a_chips_verdict_features_never_count_its_own_papers_verdicts():
+    # counted with its own paper, a topic's share of "clear" would be higher exactly where the
+    # paper carries it: a label leak the trees would learn (docs/tagging.md)
+    from types import SimpleNamespace
+
+    from topics.tagger.training.chip_order import out_of_fold_priors, verdict_counts
+    from topics.tagger.training.crossval import fold_of
+
+    pos = {"t0": 0, "t1": 1}
+    papers = [SimpleNamespace(id=f"2501.{i:05d}") for i in range(40)]
+    verdicts = [(["t0"], ["t1"], []) if i % 2 else (["t1"], [], ["t0"]) for i in range(40)]
+    folds = 5
+    fold = np.array([fold_of(p.id, folds) for p in papers])
+    columns = np.zeros(40, dtype=int)  # every row about t0
+    before = out_of_fold_priors(verdict_counts(papers, verdicts, pos, folds), columns, fold)
+    flipped = list(verdicts)
+    flipped[0] = (["t0"], [], [])  # paper 0 now says t0 is its topic
+    after = out_of_fold_priors(verdict_counts(papers, flipped, pos, folds), columns, fold)
+    own = fold == fold[0]
+    assert np.array_equal(before[own], after[own])  # its own fold does not see it
+    assert (after[~own, 0] > before[~own, 0]).all()  # the other folds do
+    counts = verdict_counts(papers, verdicts, {"t0": 0}, folds)  # t1 not a topic: left out
+    assert counts.shape == (folds, 1, 3)
+    assert counts.sum() == 40

@@ -42,7 +42,10 @@ def main() -> None:
     if view is None:
         raise SystemExit("the shipped tagger has no heads: refit with manage.py fit_tagger")
     heads_out_of_fold(tagger, data.papers, data.y, opts.folds, heads=view.heads)
-    model = fit_chip_order(tagger, data.papers, data.gold, data.labels, folds=opts.folds, log=print)
+    model = fit_chip_order(
+        tagger, data.papers, data.gold, data.labels, verdicts=data.verdicts, folds=opts.folds,
+        log=print,
+    )  # fmt: skip
     if model is None:
         raise SystemExit("no chip-order model fitted")
     out = args.out or CHIP_ORDER_PATH

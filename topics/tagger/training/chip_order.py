@@ -3,7 +3,10 @@
 The tagger must score the training papers as honestly as it does in the scorer's fit: each
 paper left out of its own kNN vote and its heads' values from heads fitted on the other folds
 (``pipeline.heads_out_of_fold``). Every chip of a paper with at least two becomes one row,
-labelled right when it is one of the paper's gold topics (with ancestors). Out of fold (the
+labelled right when it is one of the paper's gold topics (with ancestors). A row's verdict
+features (``chip_order.JUDGED_FEATURES``) count only the judges' verdicts on papers of the other
+folds, scaled to all folds: counted with its own paper's, a topic's share of "clear" would be
+higher exactly where the paper carries it. Out of fold (the
 folds of ``fit_tagger``, by paper) the model is judged on what a reader sees first: the share of
 papers whose first chip is right, and whose first chip is a topic the judge wrote down, next to
 the same figures in the scorer's order.
@@ -16,15 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from topics.tagger.chip_order import CHIP_FEATURES, ChipOrder
+from topics.tagger.chip_order import CHIP_FEATURES, JUDGED_FEATURES, ChipOrder, judged_priors
 from topics.tagger.training.crossval import fold_of, rounded
 
 # Chosen out of fold on the 6,368 training papers of fit-13 (docs/tagging.md, "Which chip comes
 # first"): more trees kept helping (800 trees of 31 leaves: first chip right 0.830), 400 of 15
-# leaves (0.824) scores a batch in a fortieth of a paper's tagging time.
+# leaves (0.824) scores a batch in a fortieth of a paper's tagging time. With the verdict and
+# name features (fit-19r's chips) a learning rate of 0.05 did better than 0.1 (0.818, 0.815).
 BOOSTING = {
     "max_iter": 400,
-    "learning_rate": 0.1,
+    "learning_rate": 0.05,
     "max_leaf_nodes": 15,
     "min_samples_leaf": 40,
     "early_stopping": False,
@@ -51,14 +55,16 @@ def fit_chip_order(
     gold: Sequence[set[str]],
     labels: Sequence[Sequence[str]],
     *,
+    verdicts: Sequence[tuple[Sequence[str], Sequence[str], Sequence[str]]],
     folds: int,
     log: Callable[[str], None] = lambda _: None,
     fold_params: Mapping[int, Any] | None = None,
 ) -> ChipOrder | None:
     """The model fitted on every training paper's chips, with its out-of-fold figures in
     ``info``; None when fewer than :data:`MIN_PAPERS` papers have two chips or more.
-    ``fold_params``: the scorer of each fold (fitted on the others) to score its papers with,
-    for a scorer that would know its own training papers (boosted trees)."""
+    ``verdicts``: per paper, the judges' (clear, acceptable, rejected) topics. ``fold_params``:
+    the scorer of each fold (fitted on the others) to score its papers with, for a scorer that
+    would know its own training papers (boosted trees)."""
     from sklearn.ensemble import HistGradientBoostingClassifier  # fitting only
 
     saved, tagger.chip_order = tagger.chip_order, None  # rows in the scorer's order
@@ -93,6 +99,10 @@ def fit_chip_order(
         log(f"chip order: {len(rows)} papers with two chips or more, too few to fit")
         return None
     x_all, y_all, fold_all = np.vstack(xs), np.asarray(y), np.asarray(fold)
+    counts = verdict_counts(papers, verdicts, tagger.index.pos, folds)
+    columns = np.array([tagger.index.pos[s] for _, slugs, _, _ in rows for s in slugs])
+    judged = [CHIP_FEATURES.index(f) for f in JUDGED_FEATURES]
+    x_all[:, judged] = out_of_fold_priors(counts, columns, fold_all)
     oof = np.zeros(len(y_all))
     for k in range(folds):
         train, held = fold_all != k, fold_all == k
@@ -110,6 +120,11 @@ def fit_chip_order(
         "right_share": round(float(y_all.mean()), 4),
         "cv_folds": folds,
         "cv": {"scorer_order": rounded(before), "model_order": rounded(after)},
+        "judged": {
+            slug: [int(v) for v in row]
+            for slug, row in zip(tagger.index.slugs, counts.sum(axis=0), strict=True)
+            if row.any()
+        },
     }
     log(
         f"chip order: {len(rows)} papers, {len(y_all)} chips; out of fold first chip right "
@@ -118,3 +133,28 @@ def fit_chip_order(
     )
     model = HistGradientBoostingClassifier(**BOOSTING).fit(x_all, y_all)
     return ChipOrder.from_sklearn(model, CHIP_FEATURES, info)
+
+
+def verdict_counts(papers, verdicts, pos: Mapping[str, int], folds: int) -> np.ndarray:
+    """(folds, T, 3) counts of the judges' (clear, acceptable, rejected) verdicts on each topic,
+    by the fold of the paper (slugs not in ``pos`` are left out)."""
+    counts = np.zeros((folds, len(pos), 3), dtype=np.int64)
+    for paper, triple in zip(papers, verdicts, strict=True):
+        k = fold_of(paper.id, folds)
+        for kind, slugs in enumerate(triple):
+            for slug in set(slugs):
+                if slug in pos:
+                    counts[k, pos[slug], kind] += 1
+    return counts
+
+
+def out_of_fold_priors(counts: np.ndarray, columns: np.ndarray, fold: np.ndarray) -> np.ndarray:
+    """(n, 3) :func:`judged_priors` of each row's topic (``columns``) from the verdicts of the
+    folds other than the row's (``fold``), scaled to all folds as the tagger counts them."""
+    folds = len(counts)
+    out = np.zeros((len(columns), 3))
+    for k in range(folds):
+        at = fold == k
+        others = (counts.sum(axis=0) - counts[k]) * folds / max(folds - 1, 1)
+        out[at] = judged_priors(others)[columns[at]]
+    return out

@@ -99,6 +99,9 @@ class FitResult:
 class _Training:
     papers: list[PaperInput]
     labels: list[list[str]]
+    verdicts: list[
+        tuple[list[str], list[str], list[str]]
+    ]  # the judges' clear, acceptable, rejected
     gold: list[set]
     acceptable: list[set]
     y: np.ndarray  # (papers, topics) strict gold with ancestors
@@ -181,8 +184,8 @@ def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> Fit
     if heads is not None:  # on the fitted tagger's chips (kNN and heads still left out)
         tagger.set_params(fitted)
         chip_order = fit_chip_order(
-            tagger, data.papers, data.gold, data.labels, folds=opts.folds, log=log,
-            fold_params=fold_params,
+            tagger, data.papers, data.gold, data.labels, verdicts=data.verdicts,
+            folds=opts.folds, log=log, fold_params=fold_params,
         )  # fmt: skip
         if chip_order is not None:
             fitted = replace(fitted, fit={**fitted.fit, "chip_order": chip_order.info["cv"]})
@@ -309,6 +312,10 @@ def _training_data(taxonomy, opts: FitOptions, log) -> _Training:
     return _Training(
         papers=papers,
         labels=[train.labels[p.id].topics for p in papers],
+        verdicts=[
+            (label.topics, label.acceptable, label.rejected)
+            for label in (train.labels[p.id] for p in papers)
+        ],
         gold=gold,
         acceptable=acceptable,
         y=y,
