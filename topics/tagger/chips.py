@@ -5,11 +5,18 @@ The one display rule every surface follows (the API's ``tags``, pages, the exten
 at most :data:`MAX_CHIPS`. An area is never a chip (it is the topic's area line). A tag that is an
 ancestor of another of the paper's tags is *implied*: it stays stored, so the paper is on that
 topic's page and in its counts, but it is not a chip. The order of the whole list, which is also
-the stored ``rank``, is: chips, then specific tags past the chip limit, then implied topics, then
+the stored ``rank``, is: chips, then the specific tags that are not chips, then implied topics, then
 areas; within each group by score, a deeper topic first on equal scores, then in the order
 given (callers pass the previous order, so a tie never reshuffles a paper's tags). The chips
 themselves are ordered by ``order`` where the tagger's chip-order model gave one
-(:mod:`.chip_order`: how likely each chip is right beside the others), else by score.
+(:mod:`.chip_order`: how likely each chip is right beside the others), else by score. Where it
+gave one, a chip after the first is shown only when that likelihood is at least
+:data:`MIN_CHIP_ORDER`: a chip says "this paper is about X", and a tag the model thinks more
+likely not the paper's own topic (a broad topic that merely applies, a fill-up tag) stays a tag
+(on the topic's page, in its counts) without being claimed as a chip. A paper shows as many
+chips as it has likely topics, not a fixed number: on the gold set two in three papers have one
+or two most specific topics, so three chips each could be right at most 70% of the time
+(docs/tagging.md, "Chips a paper has").
 
 Pure Python (the tagger, the services and the migrations call it): a tag is described by a
 :class:`ChipTag` whose ``key`` the caller chooses (a slug, a topic id).
@@ -21,6 +28,9 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 MAX_CHIPS = 7
+# A chip after the first needs the chip-order model's P(right) at least this: more likely the
+# paper's topic than not (the same reading as the scorer's 0.5 threshold on calibrated scores).
+MIN_CHIP_ORDER = 0.5
 
 
 @dataclass(frozen=True)
@@ -56,8 +66,14 @@ def chips_arrange(tags: Sequence[ChipTag], *, max_chips: int = MAX_CHIPS) -> lis
     specific[:max_chips] = sorted(specific[:max_chips], key=first)
     parents = sorted((t for t in tags if not t.is_area and t.key in implied), key=best)
     areas = sorted((t for t in tags if t.is_area), key=best)
+
+    def chip(n: int, t: ChipTag) -> bool:
+        return n < max_chips and (n == 0 or t.order is None or t.order >= MIN_CHIP_ORDER)
+
+    flags = [chip(n, t) for n, t in enumerate(specific)]
     return [
-        *(Placed(t.key, n < max_chips, False) for n, t in enumerate(specific)),
+        *(Placed(t.key, True, False) for t, f in zip(specific, flags, strict=True) if f),
+        *(Placed(t.key, False, False) for t, f in zip(specific, flags, strict=True) if not f),
         *(Placed(t.key, False, True) for t in parents),
         *(Placed(t.key, False, t.key in implied) for t in areas),
     ]

@@ -16,7 +16,7 @@ from papers.tests.factories import paper_create
 from topics.models import PaperTopic
 from topics.services.chips import paper_chips_refresh
 from topics.services.tagging import papers_tag
-from topics.tagger.chips import MAX_CHIPS, ChipTag, chips_arrange
+from topics.tagger.chips import MAX_CHIPS, MIN_CHIP_ORDER, ChipTag, chips_arrange
 from topics.tests.factories import area_create, tag_create, topic_create
 from topics.tests.learning_setup import PPO_PAPER
 
@@ -70,7 +70,10 @@ def test_the_chip_order_reorders_the_chips_but_not_which_topics_are_chips():
     # Eight specific tags: the seven best scored are the chips; the chip-order model's values
     # order those seven, and a tag past the limit stays off however high its order would be.
     tree = {"a": ()} | {f"t{n}": ("a",) for n in range(8)}
-    tags = [ChipTag(f"t{n}", tree[f"t{n}"], False, 0.9 - n / 10, 1, order=n / 10) for n in range(8)]
+    tags = [
+        ChipTag(f"t{n}", tree[f"t{n}"], False, 0.9 - n / 10, 1, order=0.5 + n / 20)
+        for n in range(8)
+    ]
     placed = chips_arrange([*tags, ChipTag("a", (), True, 0.95, 0)])
 
     assert [p.key for p in placed if p.shown] == ["t6", "t5", "t4", "t3", "t2", "t1", "t0"]
@@ -78,6 +81,41 @@ def test_the_chip_order_reorders_the_chips_but_not_which_topics_are_chips():
     # without orders, the same tags are in score order
     plain = chips_arrange([ChipTag(t.key, t.ancestors, False, t.score, 1) for t in tags])
     assert [p.key for p in plain if p.shown] == [f"t{n}" for n in range(7)]
+
+
+def test_a_chip_the_order_model_finds_unlikely_stays_a_tag_but_is_not_shown():
+    tree = {"a": ()} | {k: ("a",) for k in ("t0", "t1", "t2", "t3", "mine")}
+    placed = chips_arrange(
+        [
+            ChipTag("t0", tree["t0"], False, 0.95, 1, order=MIN_CHIP_ORDER - 0.01),
+            ChipTag("t1", tree["t1"], False, 0.9, 1, order=0.8),
+            ChipTag("t2", tree["t2"], False, 0.7, 1, order=MIN_CHIP_ORDER),
+            ChipTag("t3", tree["t3"], False, 0.6, 1, order=0.1),
+            ChipTag("mine", tree["mine"], False, 0.4, 1),  # a person's tag: no order, shown
+            ChipTag("a", (), True, 0.99, 0),
+        ]
+    )
+
+    assert [(p.key, p.shown, p.implied) for p in placed] == [
+        ("t1", True, False),
+        ("t2", True, False),  # at the bar: shown
+        ("mine", True, False),
+        ("t0", False, False),  # the best scored, but more likely not the paper's topic
+        ("t3", False, False),
+        ("a", False, True),
+    ]
+
+
+def test_the_first_chip_is_shown_however_unlikely_the_order_model_finds_it():
+    tree = {"a": ()} | {k: ("a",) for k in ("t0", "t1")}
+    placed = chips_arrange(
+        [
+            ChipTag("t0", tree["t0"], False, 0.9, 1, order=0.2),
+            ChipTag("t1", tree["t1"], False, 0.6, 1, order=0.3),
+        ]
+    )
+
+    assert [(p.key, p.shown) for p in placed] == [("t1", True), ("t0", False)]
 
 
 # --- stored by the tagging service ---------------------------------------------------------------
@@ -133,6 +171,43 @@ def test_refresh_rebuilds_order_and_json_after_a_topic_is_retired():
     assert [t.topic.slug for t in stored.chips] == ["offline-rl"]
 
 
+def test_the_migration_holds_back_stored_chips_below_the_bar_and_leaves_other_papers_alone():
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("topics.migrations.0008_chips_likely_only")
+    area = area_create()
+    pg = topic_create(parent=area, slug="policy-gradient", name="Policy Gradient")
+    offline = topic_create(parent=area, slug="offline-rl", name="Offline RL")
+    before, other = paper_create(), paper_create()
+    for paper, low in ((before, 0.3), (other, 0.6)):
+        tag_create(paper=paper, topic=pg, score=0.9, chip_order=0.8)
+        tag_create(paper=paper, topic=offline, score=0.5, chip_order=low)
+    # as stored by the rule before this migration: both chips shown
+    PaperTopic.objects.update(shown=True)
+    stale = Paper.objects.get(pk=before.pk).tags_json.replace('"shown":false', '"shown":true')
+    Paper.objects.filter(pk=before.pk).update(tags_json=stale)
+    other_json = Paper.objects.get(pk=other.pk).tags_json
+
+    migration.arrange(apps, None)
+
+    rows = PaperTopic.objects.filter(paper=before).order_by("rank")
+    assert [(r.topic.slug, r.rank, r.shown) for r in rows] == [
+        ("policy-gradient", 1, True),
+        ("offline-rl", 2, False),
+    ]
+    assert [t["shown"] for t in json.loads(Paper.objects.get(pk=before.pk).tags_json)] == [
+        True,
+        False,
+    ]
+    assert list(PaperTopic.objects.filter(paper=other).values_list("shown", flat=True)) == [
+        True,
+        True,
+    ]
+    assert Paper.objects.get(pk=other.pk).tags_json == other_json
+
+
 # --- pages ---------------------------------------------------------------------------------------
 @pytest.fixture
 def implied_scene():
@@ -172,7 +247,7 @@ def test_search_and_paper_page_show_the_same_chips_first(client, implied_scene):
     assert detail.count('data-shown="true"') == 1
 
 
-def test_stored_chip_orders_decide_the_order_when_the_tags_are_arranged_again():
+def test_stored_chip_orders_decide_order_and_chips_when_the_tags_are_arranged_again():
     area = area_create()
     pg = topic_create(parent=area, slug="policy-gradient", name="Policy Gradient")
     offline = topic_create(parent=area, slug="offline-rl", name="Offline RL")
@@ -185,8 +260,12 @@ def test_stored_chip_orders_decide_the_order_when_the_tags_are_arranged_again():
     paper_chips_refresh(paper_ids=[stored.pk])
 
     rows = PaperTopic.objects.filter(paper=stored).order_by("rank")
-    # the model's chips by their chip order, a person's tag (no order) by its score
-    assert [r.topic.slug for r in rows] == ["offline-rl", "model-based-rl", "policy-gradient"]
-    assert all(r.shown for r in rows)
+    # the model's chips by their chip order, a person's tag (no order) by its score; the
+    # model's chip it finds unlikely (0.3) stays a tag after the chips, not shown
+    assert [(r.topic.slug, r.shown) for r in rows] == [
+        ("offline-rl", True),
+        ("model-based-rl", True),
+        ("policy-gradient", False),
+    ]
     stored.refresh_from_db()
     assert [t["slug"] for t in json.loads(stored.tags_json)][0] == "offline-rl"

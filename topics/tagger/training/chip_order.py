@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from topics.tagger.chip_order import CHIP_FEATURES, JUDGED_FEATURES, ChipOrder, judged_priors
+from topics.tagger.chips import MIN_CHIP_ORDER
 from topics.tagger.training.crossval import fold_of, rounded
 
 # Chosen out of fold on the 6,368 training papers of fit-13 (docs/tagging.md, "Which chip comes
@@ -39,14 +40,27 @@ BOOSTING = {
 MIN_PAPERS = 30
 
 
-def _first_rates(papers, score: np.ndarray) -> dict[str, float]:
-    right = labelled = 0
+def _first_rates(papers, score: np.ndarray, *, min_order: float | None = None) -> dict[str, float]:
+    """What a reader sees of the chips in ``score``'s order: the first chip right, a labelled
+    topic, and the first three right with the chips shown (all of them; with ``min_order`` the
+    first and those scoring at least that, as :func:`chips.chips_arrange` shows them)."""
+    right = labelled = three = shown = 0.0
     for at, slugs, gold, named in papers:
-        best = max(range(len(at)), key=lambda k: (score[at[k]], -k))  # ties: scorer's order
-        right += slugs[best] in gold
-        labelled += slugs[best] in named
+        order = sorted(range(len(at)), key=lambda k: (-score[at[k]], k))  # ties: scorer's order
+        if min_order is not None:
+            order = order[:1] + [k for k in order[1:] if score[at[k]] >= min_order]
+        right += slugs[order[0]] in gold
+        labelled += slugs[order[0]] in named
+        first = order[:3]
+        three += sum(slugs[k] in gold for k in first) / len(first)
+        shown += len(order)
     n = len(papers) or 1
-    return {"first_chip_right": right / n, "first_chip_labelled": labelled / n}
+    return {
+        "first_chip_right": right / n,
+        "first_chip_labelled": labelled / n,
+        "first_three_right": three / n,
+        "chips": shown / n,
+    }
 
 
 def fit_chip_order(
@@ -111,6 +125,7 @@ def fit_chip_order(
             oof[held] = model.predict_proba(x_all[held])[:, 1]
     position = x_all[:, CHIP_FEATURES.index("position")]
     before, after = _first_rates(rows, -position), _first_rates(rows, oof)
+    shown = _first_rates(rows, oof, min_order=MIN_CHIP_ORDER)
     info = {
         "method": "HistGradientBoostingClassifier on the chips of training papers",
         "boosting": BOOSTING,
@@ -119,7 +134,11 @@ def fit_chip_order(
         "chips": len(y_all),
         "right_share": round(float(y_all.mean()), 4),
         "cv_folds": folds,
-        "cv": {"scorer_order": rounded(before), "model_order": rounded(after)},
+        "cv": {
+            "scorer_order": rounded(before),
+            "model_order": rounded(after),
+            "model_order_shown": rounded(shown),  # chips below MIN_CHIP_ORDER not shown
+        },
         "judged": {
             slug: [int(v) for v in row]
             for slug, row in zip(tagger.index.slugs, counts.sum(axis=0), strict=True)
@@ -129,7 +148,10 @@ def fit_chip_order(
     log(
         f"chip order: {len(rows)} papers, {len(y_all)} chips; out of fold first chip right "
         f"{before['first_chip_right']:.3f} -> {after['first_chip_right']:.3f}, a labelled "
-        f"topic {before['first_chip_labelled']:.3f} -> {after['first_chip_labelled']:.3f}"
+        f"topic {before['first_chip_labelled']:.3f} -> {after['first_chip_labelled']:.3f}; first "
+        f"three right {before['first_three_right']:.3f} ({before['chips']:.2f} chips) -> "
+        f"{shown['first_three_right']:.3f} ({shown['chips']:.2f} chips) with chips below "
+        f"{MIN_CHIP_ORDER} not shown"
     )
     model = HistGradientBoostingClassifier(**BOOSTING).fit(x_all, y_all)
     return ChipOrder.from_sklearn(model, CHIP_FEATURES, info)

@@ -1,0 +1,44 @@
+"""What the chips' data migrations share (the loader skips modules named with "_"): the topic
+tree as the historical models hold it and one paper's tags re-arranged by the display rule."""
+
+import json
+
+from topics.tagger.chips import ChipTag, chips_arrange
+
+
+def topic_tree(Topic) -> dict:
+    """topic id -> (slug, name, area slug, ancestor ids parent first, depth, active)."""
+    rows = list(Topic.objects.values_list("id", "slug", "name", "parent_id", "area__slug", "depth", "active"))
+    parent_of = {pk: parent for pk, _, _, parent, *_ in rows}
+    tree = {}
+    for pk, slug, name, _, area, depth, active in rows:
+        chain, node = [], parent_of.get(pk)
+        while node is not None and len(chain) < 64:
+            chain.append(node)
+            node = parent_of.get(node)
+        tree[pk] = (slug, name, area, tuple(chain), depth, active)
+    return tree
+
+
+def paper_arrange(mine: list, tree: dict, *, chip_order: bool) -> str:
+    """Set rank, shown and implied on one paper's PaperTopic rows (with ``chip_order``, the
+    chips in the stored chip-order model's order); returns the paper's tags_json."""
+    live = {r.topic_id: r for r in mine if tree.get(r.topic_id, (0,) * 6)[5]}
+    placed = chips_arrange(
+        [
+            ChipTag(t, tree[t][3], not tree[t][3], r.score, tree[t][4], r.chip_order if chip_order else None)
+            for t, r in live.items()
+        ]
+    )
+    out = []
+    for rank, place in enumerate(placed, start=1):
+        row = live[place.key]
+        row.rank, row.shown, row.implied = rank, place.shown, place.implied
+        slug, name, area = tree[row.topic_id][:3]
+        out.append(
+            {"slug": slug, "name": name, "area": area, "score": row.score, "rank": rank,
+             "source": row.source, "shown": place.shown, "implied": place.implied}
+        )  # fmt: skip
+    for rank, row in enumerate((r for r in mine if r.topic_id not in live), len(out) + 1):
+        row.rank, row.shown, row.implied = rank, False, False
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
