@@ -269,3 +269,19 @@ def test_stored_chip_orders_decide_order_and_chips_when_the_tags_are_arranged_ag
     ]
     stored.refresh_from_db()
     assert [t["slug"] for t in json.loads(stored.tags_json)][0] == "offline-rl"
+
+
+def test_the_paper_page_says_why_a_tag_held_back_by_the_chip_order_is_not_a_chip(client):
+    area = area_create()
+    pg = topic_create(parent=area, slug="policy-gradient", name="Policy Gradient")
+    offline = topic_create(parent=area, slug="offline-rl", name="Offline RL")
+    stored = paper_create(arxiv_id="2503.00078")
+    tag_create(paper=stored, topic=pg, score=0.9, chip_order=0.3)
+    tag_create(paper=stored, topic=offline, score=0.5, chip_order=0.8)
+
+    detail = client.get("/papers/2503.00078/").content.decode()
+
+    held = detail[detail.index('data-shown="false"') :]
+    assert "Policy Gradient" in held[: held.index("</li>")]
+    assert "more likely not the paper's own topic" in held[: held.index("</li>")]
+    assert detail.count('data-shown="true"') == 1
