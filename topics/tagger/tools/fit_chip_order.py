@@ -43,7 +43,7 @@ def main() -> None:
         raise SystemExit("the shipped tagger has no heads: refit with manage.py fit_tagger")
     heads_out_of_fold(tagger, data.papers, data.y, opts.folds, heads=view.heads)
     model = fit_chip_order(
-        tagger, data.papers, data.gold, data.labels, verdicts=data.verdicts, folds=opts.folds,
+        tagger, data.papers, data.gold, verdicts=data.verdicts, folds=opts.folds,
         log=print,
     )  # fmt: skip
     if model is None:

@@ -67,7 +67,6 @@ def fit_chip_order(
     tagger,
     papers: Sequence,
     gold: Sequence[set[str]],
-    labels: Sequence[Sequence[str]],
     *,
     verdicts: Sequence[tuple[Sequence[str], Sequence[str], Sequence[str]]],
     folds: int,
@@ -76,7 +75,8 @@ def fit_chip_order(
 ) -> ChipOrder | None:
     """The model fitted on every training paper's chips, with its out-of-fold figures in
     ``info``; None when fewer than :data:`MIN_PAPERS` papers have two chips or more.
-    ``verdicts``: per paper, the judges' (clear, acceptable, rejected) topics. ``fold_params``:
+    ``verdicts``: per paper, the judges' (clear, acceptable, rejected) topics (the clear ones
+    are the topics the judge wrote down, for "first chip a labelled topic"). ``fold_params``:
     the scorer of each fold (fitted on the others) to score its papers with, for a scorer that
     would know its own training papers (boosted trees)."""
     from sklearn.ensemble import HistGradientBoostingClassifier  # fitting only
@@ -101,7 +101,7 @@ def fit_chip_order(
     y: list[bool] = []
     fold: list[int] = []
     rows: list[tuple[list[int], list[str], set[str], set[str]]] = []
-    for paper, (slugs, x), g, named in zip(papers, candidates, gold, labels, strict=True):
+    for paper, (slugs, x), g, (named, _, _) in zip(papers, candidates, gold, verdicts, strict=True):
         if not slugs:
             continue
         at = list(range(len(y), len(y) + len(slugs)))

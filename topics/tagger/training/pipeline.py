@@ -184,7 +184,7 @@ def fit(opts: FitOptions, *, log: Callable[[str], None] = lambda _: None) -> Fit
     if heads is not None:  # on the fitted tagger's chips (kNN and heads still left out)
         tagger.set_params(fitted)
         chip_order = fit_chip_order(
-            tagger, data.papers, data.gold, data.labels, verdicts=data.verdicts,
+            tagger, data.papers, data.gold, verdicts=data.verdicts,
             folds=opts.folds, log=log, fold_params=fold_params,
         )  # fmt: skip
         if chip_order is not None:
