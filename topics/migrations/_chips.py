@@ -1,5 +1,6 @@
 """What the chips' data migrations share (the loader skips modules named with "_"): the topic
-tree as the historical models hold it and one paper's tags re-arranged by the display rule."""
+tree as the historical models hold it, one paper's tags re-arranged by the display rule, and
+the batched pass over many papers that saves them."""
 
 import json
 
@@ -42,3 +43,29 @@ def paper_arrange(mine: list, tree: dict, *, chip_order: bool) -> str:
     for rank, row in enumerate((r for r in mine if r.topic_id not in live), len(out) + 1):
         row.rank, row.shown, row.implied = rank, False, False
     return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+
+BATCH = 2000
+
+
+def papers_arrange(apps, paper_ids: list, *, chip_order: bool, fields=(), prepare=None, order_by=()):
+    """Re-arrange the stored tags of these papers (``BATCH`` at a time) and save their rank, shown,
+    implied (and ``fields``) and tags_json; ``prepare(rows)`` first amends one paper's rows,
+    ``order_by`` orders them as read (ties keep that order)."""
+    PaperTopic = apps.get_model("topics", "PaperTopic")
+    Paper = apps.get_model("papers", "Paper")
+    tree = topic_tree(apps.get_model("topics", "Topic")) if paper_ids else {}
+    for start in range(0, len(paper_ids), BATCH):
+        chunk = paper_ids[start : start + BATCH]
+        by_paper = {pk: [] for pk in chunk}
+        rows = PaperTopic.objects.filter(paper_id__in=chunk)
+        for row in rows.order_by(*order_by) if order_by else rows:
+            by_paper[row.paper_id].append(row)
+        tags, papers = [], []
+        for pk, mine in by_paper.items():
+            if prepare is not None:
+                prepare(mine)
+            papers.append(Paper(pk=pk, tags_json=paper_arrange(mine, tree, chip_order=chip_order)))
+            tags += mine
+        PaperTopic.objects.bulk_update(tags, [*fields, "rank", "shown", "implied"], batch_size=1000)
+        Paper.objects.bulk_update(papers, ["tags_json"], batch_size=1000)
