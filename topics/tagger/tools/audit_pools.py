@@ -7,7 +7,9 @@ lists them) and up to 15 papers that lack it but name it (name or alias in title
 or have it among their 10 best candidates, newest first. ``table``: precision of the page's
 20 and recall estimated as tagged-and-right / (tagged-and-right + missed), where the page's
 right papers are precision x page size and the missed ones are the pool's "yes" share x the
-pool's full size.
+pool's full size. Each page paper records how it carries the topic (``carries``: one of its
+chips, implied by a narrower tag, or a tag the chip order held back), and ``table`` reports the
+judges' precision of each kind.
 
     .venv/bin/python -m topics.tagger.tools.audit_pools pools --names ../shared/TOPICS.md --out DIR
         [--refined] [--reuse OLD_VERDICTS_DIR ...]
@@ -60,6 +62,12 @@ def write_parts(blocks: list[dict[str, Any]], out: Path, parts: int) -> None:
                 fh.write(json.dumps(block, ensure_ascii=False) + "\n")
 
 
+def carried(tag) -> str:
+    """How a page paper carries the topic: one of its chips, implied by a narrower tag, or a tag
+    the chip order held back (on the page, not a chip)."""
+    return "chip" if tag.shown else "implied" if tag.implied else "held back"
+
+
 def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool = False) -> None:
     taxonomy = load_taxonomy_files(TAXONOMY_DIR)
     specs = {t.slug: t for t in taxonomy.topics}
@@ -76,7 +84,7 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool =
     print(f"tagger {tagger.model_version}, {len(inputs)} sample papers")
     if tagger.context is not None:  # encoded once for both passes below (a third of an hour)
         tagger.remember_context([str(p["id"]) for p in inputs], tagger.context_of(inputs))
-    tags = [{t.slug for t in row} for row in tagger.tag_batch(inputs)]
+    tags = [{t.slug: carried(t) for t in row} for row in tagger.tag_batch(inputs)]
     scores = tagger.coherent_scores(inputs)
     top10 = [{tagger.index.slugs[j] for j in (-row).argsort()[:10] if row[j] > 0} for row in scores]
     index = phrase_index({s: specs[s] for s in known})
@@ -103,6 +111,7 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool =
                     {
                         "id": inputs[i]["id"],
                         "kind": kind,
+                        **({"carries": tags[i][slug]} if kind == "page" else {}),
                         "title": inputs[i]["title"],
                         "abstract": inputs[i]["abstract"],
                     }  # fmt: skip
@@ -132,6 +141,7 @@ def table(pool_dir: Path, verdict_dirs: list[Path]) -> None:
             blocks[block["topic"]] = block
     verdicts = read_verdicts(verdict_dirs)
     rows, precisions, recalls = [], [], []
+    by_carries: dict[str, list[int]] = {}  # how the page carries the topic -> [right, judged]
     for slug, block in sorted(blocks.items()):
         page = [p for p in block["papers"] if p["kind"] == "page"]
         pool = [p for p in block["papers"] if p["kind"] == "pool"]
@@ -139,6 +149,11 @@ def table(pool_dir: Path, verdict_dirs: list[Path]) -> None:
         judged_pool = [verdicts.get((slug, p["id"])) for p in pool]
         if None in judged_page or None in judged_pool:
             continue
+        for paper, verdict in zip(page, judged_page, strict=True):
+            if "carries" in paper:  # pools made before it was recorded have none
+                count = by_carries.setdefault(paper["carries"], [0, 0])
+                count[0] += verdict == "yes"
+                count[1] += 1
         right = sum(v == "yes" for v in judged_page)
         precision = right / len(page) if page else None
         missed_share = sum(v == "yes" for v in judged_pool) / len(pool) if pool else 0.0
@@ -167,6 +182,13 @@ def table(pool_dir: Path, verdict_dirs: list[Path]) -> None:
         f"({len(precisions)} topics with papers), median recall {statistics.median(recalls):.2f} "
         f"({len(recalls)} topics)"
     )
+    if by_carries:
+        print(
+            "judged page papers by how they carry the topic: "
+            + "; ".join(
+                f"{k} {r} of {n} right ({r / n:.2f})" for k, (r, n) in sorted(by_carries.items())
+            )
+        )
 
 
 def main() -> None:
