@@ -4,7 +4,7 @@ papers, recall estimated from its pool, and the split by how page papers carry t
 import json
 
 from topics.tagger.inputs import Tag
-from topics.tagger.tools.audit_pools import carried, table
+from topics.tagger.tools.audit_pools import carried, table, unjudged
 
 
 def write_jsonl(path, rows):
@@ -60,3 +60,14 @@ def test_table_reports_precision_recall_and_the_split_by_carries(tmp_path, capsy
     assert "Gamma" not in out  # a pool paper nobody judged: the topic is left out
     assert "2 topics judged; median precision 0.62" in out
     assert "chip 3 of 3 right (1.00); held back 0 of 2 right (0.00); implied 1 of 1 right" in out
+
+
+def test_unjudged_keeps_only_new_pairs_and_hides_how_the_tagger_carries_them():
+    blocks = [
+        block("alpha", [("a1", "chip"), ("a2", "held back")], ["p1"], page_size=2, pool_size=1),
+        block("beta", [("b1", "implied")], [], page_size=1, pool_size=0),
+    ]
+    todo = unjudged(blocks, {("alpha", "a1"), ("beta", "b1")})
+    assert [b["topic"] for b in todo] == ["alpha"]  # beta: nothing left to judge
+    assert todo[0]["papers"] == [{"id": "a2", "kind": "page"}, {"id": "p1", "kind": "pool"}]
+    assert blocks[0]["papers"][1]["carries"] == "held back"  # the record keeps it

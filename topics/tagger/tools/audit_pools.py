@@ -124,13 +124,24 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool =
     print(f"{len(blocks)} topics, {sum(len(b['papers']) for b in blocks)} papers to judge")
     if reuse:
         judged = read_verdicts(reuse)
-        todo = [
-            {**b, "papers": [p for p in b["papers"] if (b["topic"], p["id"]) not in judged]}
-            for b in blocks
-        ]
-        todo = [b for b in todo if b["papers"]]
+        todo = unjudged(blocks, judged)
         write_parts(todo, out / "todo", parts)
         print(f"{sum(len(b['papers']) for b in todo)} of them not judged before ({out / 'todo'})")
+
+
+def unjudged(blocks: list[dict[str, Any]], judged) -> list[dict[str, Any]]:
+    """The blocks' (topic, paper) pairs not in ``judged``, as the judges read them: blind to
+    how the tagger carries the topic (no ``carries``); blocks left with no paper are dropped."""
+    todo = []
+    for block in blocks:
+        papers = [
+            {k: v for k, v in p.items() if k != "carries"}
+            for p in block["papers"]
+            if (block["topic"], p["id"]) not in judged
+        ]
+        if papers:
+            todo.append({**block, "papers": papers})
+    return todo
 
 
 def table(pool_dir: Path, verdict_dirs: list[Path]) -> None:
