@@ -159,18 +159,20 @@ def test_the_fallback_scorer_round_trips_and_serves_taggers_without_labelled_pap
     assert tagger._active() is main
 
 
-def test_choose_prefers_the_lower_floor_among_figures_the_data_cannot_tell_apart():
+def test_choose_takes_the_preferred_threshold_then_the_best_figure_within_noise():
     from topics.tagger.training.crossval import choose
 
     grid = [
-        {"threshold": 0.5, "floor": 0.30, "micro_f1": 0.652},
         {"threshold": 0.5, "floor": 0.25, "micro_f1": 0.650},  # within the tolerance
+        {"threshold": 0.5, "floor": 0.30, "micro_f1": 0.652},
         {"threshold": 0.5, "floor": 0.20, "micro_f1": 0.640},  # worse beyond noise
-        {"threshold": 0.3, "floor": 0.10, "micro_f1": 0.653},  # far from the preferred 0.5
+        {"threshold": 0.3, "floor": 0.10, "micro_f1": 0.654},  # far from the preferred 0.5
     ]
-    assert choose(grid) == grid[1]
-    grid[1]["micro_f1"] = 0.640
-    assert choose(grid) == grid[0]
+    assert choose(grid) == grid[1]  # not the lower floor: a fill-up tag is rarely a chip now
+    grid[0]["micro_f1"] = 0.652
+    assert choose(grid) == grid[1]  # a tie: the higher floor (fewer weak tags on pages)
+    grid[3]["micro_f1"] = 0.660  # the others are now beyond noise of the best
+    assert choose(grid) == grid[3]
 
 
 def test_a_scorer_with_trees_saves_them_beside_it_and_scores_by_them(tmp_path):

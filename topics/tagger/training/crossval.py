@@ -242,12 +242,13 @@ def choose(results: list[dict], *, tolerance: float = TOLERANCE, prefer: float =
     """The grid point with the best out-of-fold micro-F1; among those within ``tolerance`` of it
     (the F1 surface is flat in the threshold once the fill-up floor is set, and far flatter than
     its CI), the threshold closest to ``prefer`` (0.5: with calibrated scores a "confident" tag
-    is then more likely right than wrong), then the lower fill-up floor (the fill-up is there so
-    that a paper shows three chips, and of floors the data cannot tell apart the lower one gives
-    more papers their chips; issue 13), then the higher F1."""
+    is then more likely right than wrong), then the higher F1, then the higher floor. (Until
+    ``fit-22r`` the lower floor came first, so that a paper had three chips; since chips are only
+    the likely topics (docs/tagging.md, "Chips a paper has") a fill-up tag below the threshold
+    is rarely a chip and only adds a weak tag to a topic page.)"""
     top = max(r["micro_f1"] for r in results)
     near = [r for r in results if r["micro_f1"] >= top - tolerance]
-    return min(near, key=lambda r: (abs(r["threshold"] - prefer), r["floor"], -r["micro_f1"]))
+    return min(near, key=lambda r: (abs(r["threshold"] - prefer), -r["micro_f1"], -r["floor"]))
 
 
 def candidate_recall_at(scores, gold_matrix, non_area, depth, k: int = 50) -> float:
