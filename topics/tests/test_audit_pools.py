@@ -40,7 +40,7 @@ def test_table_reports_precision_recall_and_the_split_by_carries(tmp_path, capsy
                 ["p1", "p2"],
                 page_size=40,
                 pool_size=10,
-            ),  # fmt: skip
+            ),
             block("beta", [("b1", "chip"), ("b2", "held back")], [], page_size=2, pool_size=0),
             block("gamma", [("c1", None)], ["q1"], page_size=1, pool_size=1),  # q1 unjudged
         ],
