@@ -582,6 +582,7 @@ def one_paper(writer, generic, *, paper_id, arxiv_id, day, topics, by_id, now) -
             by_id[t["topic_id"]]["name"],
             by_id[by_id[t["topic_id"]]["area_id"]]["slug"],
             t["score"],
+            t["score"],  # confidence: the bench's tags have no chip order
             t["rank"],
             t["source"],
             t["shown"],

@@ -8,6 +8,7 @@ from datetime import date
 
 from django.db import connection
 from django.db.models import Prefetch, Q, QuerySet
+from django.db.models.functions import Coalesce
 
 from papers.models import Paper
 from topics.models import PaperTopic
@@ -43,7 +44,7 @@ def papers_by_ids(*, arxiv_ids: list[str]) -> dict[str, Paper]:
 def paper_lookup_json(*, arxiv_ids: list[str]) -> dict[str, str]:
     """The batch lookup's entries for these canonical ids, by id, each already encoded as JSON
     in LookupPaperOutput's shape: arxiv_id, version, title, primary_category and the tags in
-    display order (slug, name, area, score, rank, source, shown, implied).
+    display order (slug, name, area, score, confidence, rank, source, shown, implied).
 
     One query, no model instances and no per-tag work: the tags are ``Paper.tags_json``, which
     the tagging services keep current (topics.services.chips). For the extension's 2,000 ids,
@@ -85,10 +86,14 @@ def _tags_json_from_rows(*, paper_ids: list[int]) -> dict[int, str]:
     from topics.services.chips import tags_encode
 
     by_paper: dict[int, list[list]] = {pk: [] for pk in paper_ids}
-    tags = PaperTopic.objects.filter(paper_id__in=paper_ids, topic__active=True).order_by("rank")
+    tags = (
+        PaperTopic.objects.filter(paper_id__in=paper_ids, topic__active=True)
+        .annotate(reader_confidence=Coalesce("chip_order", "score"))  # chips.tag_confidence
+        .order_by("rank")
+    )
     for paper_id, *entry in tags.values_list(
         "paper_id", "topic__slug", "topic__name", "topic__area__slug",
-        "score", "rank", "source", "shown", "implied",
+        "score", "reader_confidence", "rank", "source", "shown", "implied",
     ):  # fmt: skip
         by_paper[paper_id].append(entry)
     return {pk: tags_encode(entries) for pk, entries in by_paper.items()}

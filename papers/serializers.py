@@ -12,7 +12,14 @@ class TagOutput(serializers.Serializer):
     slug = serializers.CharField(source="topic.slug")
     name = serializers.CharField(source="topic.name")
     area = serializers.CharField(source="topic.area.slug", default=None)
-    score = serializers.FloatField()
+    score = serializers.FloatField(
+        help_text="The scorer's calibrated probability that the topic applies: what put the tag "
+        "on the paper and the paper on the topic's page."
+    )
+    confidence = serializers.FloatField(
+        help_text="How likely the tag is right, the number to show beside it: for a chip the "
+        "chip-order model ranked, its probability given the paper's other chips; else the score."
+    )
     rank = serializers.IntegerField()  # display order (topics.tagger.chips)
     source = serializers.CharField()  # type: ignore[assignment]  # the tag's source
     shown = serializers.BooleanField(help_text="One of the paper's chips: render it, in order.")

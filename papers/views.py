@@ -278,7 +278,7 @@ def paper_detail(request: HttpRequest, raw_id: str) -> HttpResponse:
     for tag in tags:
         tag.why = evidence_items(tag.evidence, topic_names=names)
         tag.reason = reason_line(tag.evidence, topic_names=names)
-        tag.percent = round(max(0.0, min(1.0, tag.score)) * 100)
+        tag.percent = round(max(0.0, min(1.0, tag.confidence)) * 100)
     doi = (paper.doi or "").strip()
     license_url = paper.license if paper.license.startswith(("http://", "https://")) else ""
     return render(

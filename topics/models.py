@@ -80,7 +80,7 @@ class PaperTopic(models.Model):
     announced = models.DateField(null=True, blank=True, editable=False)
 
     # The one-line reason a page shows beside the chip (papers.reasons), and on the paper page
-    # the evidence items and the score as a percentage (papers.views); never stored.
+    # the evidence items and the confidence as a percentage (papers.views); never stored.
     reason: str
     why: list
     percent: int
@@ -93,6 +93,13 @@ class PaperTopic(models.Model):
 
     def __str__(self) -> str:
         return f"{self.paper_id} -> {self.topic_id} ({self.score:.2f})"
+
+    @property
+    def confidence(self) -> float:
+        """How likely the tag is right, as a reader sees it (topics.tagger.chips.tag_confidence)."""
+        from topics.tagger.chips import tag_confidence  # the tagger package loads numpy: not here
+
+        return tag_confidence(self.score, self.chip_order)
 
 
 class TagFeedback(models.Model):

@@ -46,7 +46,7 @@ export async function clearCache(ctx) {
   if (keys.length) await ctx.cache.remove(keys);
 }
 
-// What the page gets of the papers (shared/messages.js): each paper's tags as [topic, score,
+// What the page gets of the papers (shared/messages.js): each paper's tags as [topic, confidence,
 // shown] triples, numbers into one list of [slug, name, area] topics. As objects, the 2,000 papers
 // of the benchmark listing were a 1.06 MB message that took 25-55 ms to pass from the worker to
 // the page (about as long as the server took to answer); as triples they are 95 KB and 7-11 ms.
@@ -63,7 +63,7 @@ export function forPage(papers) {
         index = topics.push([tag.slug, tag.name, tag.area]) - 1;
         indexOf.set(key, index);
       }
-      triples.push(index, tag.score, tag.shown === null ? null : Number(tag.shown));
+      triples.push(index, tag.confidence, tag.shown === null ? null : Number(tag.shown));
     }
     flat[id] = triples;
   }

@@ -48,7 +48,7 @@
   function chipTitle(tag) {
     let title = tag.name;
     if (tag.area) title += ` · area: ${tag.area}`;
-    if (typeof tag.score === 'number') title += ` · score ${tag.score.toFixed(2)}`;
+    if (typeof tag.confidence === 'number') title += ` · confidence ${tag.confidence.toFixed(2)}`;
     return title;
   }
 
@@ -79,15 +79,16 @@
     return { state: tags.length ? 'tagged' : 'untagged', chips, more: Math.max(0, shown - maxChips), followed: anyFollowed };
   }
 
-  // A paper as the service worker sends it (background/lookup.js forPage): [topic, score, shown]
-  // triples, numbers into the answer's topics -> {tags: [{slug, name, area, score, shown}]}.
+  // A paper as the service worker sends it (background/lookup.js forPage): [topic, confidence,
+  // shown] triples, numbers into the answer's topics -> {tags: [{slug, name, area, confidence,
+  // shown}]}.
   function paperFrom(triples, topics) {
     const tags = [];
     for (let i = 0; i + 2 < triples.length; i += 3) {
       const topic = topics[triples[i]];
       if (!Array.isArray(topic)) continue;
       const shown = triples[i + 2];
-      tags.push({ slug: topic[0], name: topic[1], area: topic[2] ?? null, score: triples[i + 1], shown: shown === null ? null : shown === 1 });
+      tags.push({ slug: topic[0], name: topic[1], area: topic[2] ?? null, confidence: triples[i + 1], shown: shown === null ? null : shown === 1 });
     }
     return { tags };
   }

@@ -75,7 +75,7 @@
 
   // One prototype per topic as shown (link, name, followed or not), kept for the document: a
   // listing repeats a few dozen topics over its 2,000 entries, so a chip is one deep clone and its
-  // title (which carries the paper's score), not five node and attribute writes.
+  // title (which carries the tag's confidence), not five node and attribute writes.
   function chip(doc, view) {
     const made = template(doc);
     const key = `${view.followed ? 1 : 0}${view.slug}\u0000${view.href}\u0000${view.text}`;

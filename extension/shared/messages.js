@@ -3,7 +3,7 @@
 // and test/messages.test.js checks that every string they send is listed here.
 
 export const MSG = Object.freeze({
-  // {ids} -> {topics: [[slug, name, area]], papers: {id: [topic, score, shown, ...]}, pending,
+  // {ids} -> {topics: [[slug, name, area]], papers: {id: [topic, confidence, shown, ...]}, pending,
   // notFound, followed, saved, server}; background/lookup.js forPage() says why papers are flat.
   LOOKUP: 'papers/lookup',
   SAVE: 'papers/save', // {arxivId, listId?, note?} -> {status: 'saved'|'queued', saveId}

@@ -6,7 +6,8 @@ import { loadContentScripts } from './helpers/load-classic.js';
 
 const { model } = loadContentScripts(['model.js']);
 
-const tag = (slug, name, score = 0.5, area = 'ml') => ({ slug, name, area, score, rank: 1 });
+// The score differs from the confidence: a chip must show the confidence.
+const tag = (slug, name, confidence = 0.5, area = 'ml') => ({ slug, name, area, score: 0.31, confidence, rank: 1 });
 
 describe('content model', () => {
   it('turns tags into chips that link to topic pages', () => {
@@ -15,7 +16,7 @@ describe('content model', () => {
     assert.deepEqual({ ...view.chips[0] }, {
       text: 'Graph neural networks',
       href: 'http://127.0.0.1:8000/topics/graph-neural-networks/',
-      title: 'Graph neural networks · area: ml · score 0.87',
+      title: 'Graph neural networks · area: ml · confidence 0.87',
       slug: 'graph-neural-networks',
       followed: false,
     });
@@ -51,8 +52,8 @@ describe('content model', () => {
     const read = model.paperFrom(sent.papers['2501.00001'], sent.topics);
     assert.deepEqual(JSON.parse(JSON.stringify(read)), {
       tags: [
-        { slug: 'ppo', name: 'PPO', area: 'ml', score: 0.8, shown: true },
-        { slug: 'rl', name: 'RL', area: null, score: 0.8, shown: false },
+        { slug: 'ppo', name: 'PPO', area: 'ml', confidence: 0.8, shown: true },
+        { slug: 'rl', name: 'RL', area: null, confidence: 0.8, shown: false },
       ],
     });
     const view = model.forPaper(read, { server: 'http://s', followed: new Set(['rl']) });

@@ -93,7 +93,7 @@ describe('lookup', () => {
   });
 
   it('sends the page each paper\'s tags as triples into one list of topics', () => {
-    const tag = (slug, area, score, shown) => ({ slug, name: slug.toUpperCase(), area, score, rank: 1, shown, implied: !shown });
+    const tag = (slug, area, confidence, shown) => ({ slug, name: slug.toUpperCase(), area, score: 0.31, confidence, rank: 1, shown, implied: !shown });
     const papers = {
       a: { arxivId: 'a', tags: [tag('gnn', 'ml', 0.9, true), tag('ml', null, 0.2, false)] },
       b: { arxivId: 'b', tags: [tag('gnn', 'ml', 0.5, true)] },

@@ -27,7 +27,7 @@ def tagged():
     retired = topic_create(parent=area, slug="retired", name="Retired", active=False)
     other_area = area_create(slug="cv", name="Computer Vision", code="CV")
     paper = paper_create(arxiv_id="2503.00042", title='A "tagged" paper – ünïcode $\\alpha$')
-    tag_create(paper=paper, topic=topic, rank=2, score=0.7)
+    tag_create(paper=paper, topic=topic, rank=2, score=0.7, chip_order=0.6543)
     tag_create(paper=paper, topic=area, rank=1, score=0.9)
     tag_create(paper=paper, topic=retired, rank=3, score=0.4)
     tag_create(paper=paper, topic=other_area, rank=4, score=0.3, source="user")
@@ -50,6 +50,8 @@ def test_entries_equal_the_serializer_output_of_the_models(tagged, django_assert
         assert row == LookupPaperOutput(models[arxiv_id]).data
     assert [t["slug"] for t in rows["2503.00042"]["tags"]] == ["policy-gradient", "rl", "cv"]
     assert [t["shown"] for t in rows["2503.00042"]["tags"]] == [True, False, False]
+    # The chip's confidence is the chip-order model's P; a tag it did not rank shows its score.
+    assert [t["confidence"] for t in rows["2503.00042"]["tags"]] == [0.6543, 0.9, 0.3]
     assert rows["2503.00043"]["tags"] == []
 
 
@@ -61,6 +63,7 @@ def test_entries_not_built_yet_come_from_the_stored_tags(tagged):
 
     for arxiv_id, row in rows.items():
         assert row == LookupPaperOutput(models[arxiv_id]).data
+    assert rows["2503.00042"]["tags"][0]["confidence"] == 0.6543
 
 
 def test_a_paper_never_tagged_costs_one_query_more(tagged, django_assert_num_queries):

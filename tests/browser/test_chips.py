@@ -62,3 +62,8 @@ def test_a_tag_the_chip_order_holds_back_is_not_a_chip_and_the_paper_page_says_w
     expect(held).to_contain_text("Policy Gradient")
     expect(held).to_contain_text("more likely not the paper's own topic")
     expect(held.get_by_role("link", name="Policy Gradient")).to_be_visible()
+    # Each tag's bar and number are its confidence: the chip-order model's P, not the score.
+    chip = page.locator('#why-topics .tag-detail[data-shown="true"]')
+    expect(chip.locator(".score-value")).to_have_text("Confidence 0.80")
+    expect(held.locator(".score-value")).to_have_text("Confidence 0.30")
+    expect(chip.locator(".score-bar rect")).to_have_attribute("width", "80")

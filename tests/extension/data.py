@@ -10,23 +10,26 @@ from topics.services.chips import paper_chips_refresh
 from topics.tests.factories import area_create, topic_create
 
 
-def tagged_paper(arxiv_id: str, tags: list[tuple[Topic, float]], title: str = "") -> Paper:
-    """A paper tagged with (topic, score) pairs, ranked in the order given."""
+def tagged_paper(arxiv_id: str, tags: list[tuple], title: str = "") -> Paper:
+    """A paper tagged with (topic, score) or (topic, score, chip order) tuples, ranked in the
+    order given."""
     row = paper_create(arxiv_id, title=title or f"Paper {arxiv_id}")
     _tag([row], tags)
     return row
 
 
-def tagged_papers_bulk(arxiv_ids: list[str], tags: list[tuple[Topic, float]]) -> None:
+def tagged_papers_bulk(arxiv_ids: list[str], tags: list[tuple]) -> None:
     """Listing-size sets of papers, all with the same tags, in two queries."""
     _tag(papers_bulk_create(arxiv_ids), tags)
 
 
-def _tag(rows: list[Paper], tags: list[tuple[Topic, float]]) -> None:
+def _tag(rows: list[Paper], tags: list[tuple]) -> None:
     PaperTopic.objects.bulk_create(
-        PaperTopic(paper=row, topic=t, score=score, rank=rank)
+        PaperTopic(
+            paper=row, topic=t, score=score, rank=rank, chip_order=order[0] if order else None
+        )
         for row in rows
-        for rank, (t, score) in enumerate(tags, start=1)
+        for rank, (t, score, *order) in enumerate(tags, start=1)
     )
     paper_chips_refresh(paper_ids=[row.pk for row in rows])  # display order, shown/implied
 

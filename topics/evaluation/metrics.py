@@ -33,6 +33,13 @@ class Pred:
     score: float
     low_confidence: bool = False
     shown: bool | None = None  # a chip (None: a prediction from before chips existed)
+    # The number a reader sees beside the tag (topics.tagger.chips.tag_confidence); None: the
+    # score (a prediction from before the chip-order model's confidence was shown).
+    confidence: float | None = None
+
+    @property
+    def shown_confidence(self) -> float:
+        return self.score if self.confidence is None else self.confidence
 
 
 @dataclass
@@ -330,6 +337,20 @@ def bootstrap_ci(
     return lo, hi
 
 
+def shown_ece_ci(
+    shown: Sequence[Sequence[tuple[float, bool]]], *, reps: int = 1000, seed: int = 0
+) -> tuple[float, float]:
+    """Bootstrap CI of the ECE of the shown chips, resampling papers (``shown``: per paper, its
+    chips' (confidence, right)). ECE is biased upwards on small resamples: read the interval for
+    its width."""
+
+    def stat(idx: list[int]) -> float:
+        chips = [c for i in idx for c in shown[i]]
+        return expected_calibration_error([s for s, _ in chips], [r for _, r in chips])
+
+    return bootstrap_ci(len(shown), stat, reps=reps, seed=seed)
+
+
 def micro_f1_ci(
     gold: Sequence[set[str]],
     pred: Sequence[Iterable[str]],
@@ -382,11 +403,15 @@ def evaluate(
     non_area["micro_f1_ci95"] = list(micro_f1_ci(gold, pred, reps=bootstrap_reps, seed=seed))
     all_levels = block(gold_all, acc_all, pred_all)
 
-    # Calibration of what readers see (the chips; before chips: every non-area tag), of every
-    # non-area tag (implied ancestors carry their own, lower score) and of all levels.
+    # Calibration of what readers see (the chips' confidence; before chips: every non-area tag's
+    # score), of the chips' scores, of every non-area tag (implied ancestors carry their own,
+    # lower score) and of all levels.
     scores, correct, scores_na, correct_na, scores_all, correct_all = [], [], [], [], [], []
+    chip_scores = []
+    shown_of: list[list[tuple[float, bool]]] = []  # per paper, for the bootstrap
     for p, g in zip(papers, gold_all, strict=True):
         seen = set(shown_chips(p.tags, areas))
+        shown_of.append([(t.shown_confidence, t.slug in g) for t in p.tags if t.slug in seen])
         for t in p.tags:
             scores_all.append(t.score)
             correct_all.append(t.slug in g)
@@ -394,7 +419,8 @@ def evaluate(
                 scores_na.append(t.score)
                 correct_na.append(t.slug in g)
             if t.slug in seen:
-                scores.append(t.score)
+                scores.append(t.shown_confidence)
+                chip_scores.append(t.score)
                 correct.append(t.slug in g)
     violations = sum(hierarchy_violations(p.tags, parents) for p in papers)
     table = {
@@ -438,6 +464,8 @@ def evaluate(
         "coverage": coverage([p.tags for p in papers], min_tags=min_tags),
         "no_tags": sum(1 for p in papers if not p.tags) / n if n else 0.0,
         "ece": expected_calibration_error(scores, correct),
+        "ece_ci95": list(shown_ece_ci(shown_of, reps=bootstrap_reps, seed=seed)),
+        "ece_chip_scores": expected_calibration_error(chip_scores, correct),
         "ece_non_area": expected_calibration_error(scores_na, correct_na),
         "ece_all_levels": expected_calibration_error(scores_all, correct_all),
         "reliability": reliability(scores, correct),

@@ -4,7 +4,7 @@ the batched pass over many papers that saves them."""
 
 import json
 
-from topics.tagger.chips import ChipTag, chips_arrange
+from topics.tagger.chips import ChipTag, chips_arrange, tag_confidence
 
 
 def topic_tree(Topic) -> dict:
@@ -36,9 +36,10 @@ def paper_arrange(mine: list, tree: dict, *, chip_order: bool) -> str:
         row = live[place.key]
         row.rank, row.shown, row.implied = rank, place.shown, place.implied
         slug, name, area = tree[row.topic_id][:3]
+        confidence = tag_confidence(row.score, row.chip_order if chip_order else None)
         out.append(
-            {"slug": slug, "name": name, "area": area, "score": row.score, "rank": rank,
-             "source": row.source, "shown": place.shown, "implied": place.implied}
+            {"slug": slug, "name": name, "area": area, "score": row.score, "confidence": confidence,
+             "rank": rank, "source": row.source, "shown": place.shown, "implied": place.implied}
         )  # fmt: skip
     for rank, row in enumerate((r for r in mine if r.topic_id not in live), len(out) + 1):
         row.rank, row.shown, row.implied = rank, False, False

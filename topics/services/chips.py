@@ -88,7 +88,7 @@ def tags_arrange(rows: Sequence[PaperTopic], tree: dict[int, TopicNode]) -> list
 
 
 # The fields of one tag in the API (papers.serializers.TagOutput), in its order.
-TAG_FIELDS = ("slug", "name", "area", "score", "rank", "source", "shown", "implied")
+TAG_FIELDS = ("slug", "name", "area", "score", "confidence", "rank", "source", "shown", "implied")
 
 
 def tags_encode(entries: Iterable[Sequence]) -> str:
@@ -108,6 +108,7 @@ def tags_json(ordered: Iterable[PaperTopic], tree: dict[int, TopicNode]) -> str:
             tree[r.topic_id].name,
             tree[r.topic_id].area,
             r.score,
+            r.confidence,
             r.rank,
             r.source,
             r.shown,

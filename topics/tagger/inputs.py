@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .chips import tag_confidence
+
 NEIGHBOURS_PATH = Path(__file__).resolve().parent / "model" / "labelled_papers.jsonl.gz"
 
 
@@ -115,6 +117,11 @@ class Tag:
     # chips (topics.tagger.chip_order); None: the chips are in score order.
     chip_order: float | None = None
 
+    @property
+    def confidence(self) -> float:
+        """How likely the tag is right, as a reader sees it (chips.tag_confidence)."""
+        return tag_confidence(self.score, self.chip_order)
+
     def as_dict(self) -> dict:
         return {
             "slug": self.slug,
@@ -124,6 +131,7 @@ class Tag:
             "shown": self.shown,
             "implied": self.implied,
             "chip_order": self.chip_order,
+            "confidence": self.confidence,
             "evidence": self.evidence,
         }
 

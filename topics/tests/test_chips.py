@@ -16,7 +16,7 @@ from papers.tests.factories import paper_create
 from topics.models import PaperTopic
 from topics.services.chips import paper_chips_refresh
 from topics.services.tagging import papers_tag
-from topics.tagger.chips import MAX_CHIPS, MIN_CHIP_ORDER, ChipTag, chips_arrange
+from topics.tagger.chips import MAX_CHIPS, MIN_CHIP_ORDER, ChipTag, chips_arrange, tag_confidence
 from topics.tests.factories import area_create, tag_create, topic_create
 from topics.tests.learning_setup import PPO_PAPER
 
@@ -144,6 +144,7 @@ def test_tagging_stores_display_order_flags_and_the_lookup_json(topics):
             "name": r.topic.name,
             "area": r.topic.area.slug,
             "score": r.score,
+            "confidence": r.chip_order if r.chip_order is not None else r.score,
             "rank": r.rank,
             "source": r.source,
             "shown": r.shown,
@@ -206,6 +207,46 @@ def test_the_migration_holds_back_stored_chips_below_the_bar_and_leaves_other_pa
         True,
     ]
     assert Paper.objects.get(pk=other.pk).tags_json == other_json
+
+
+def test_a_tags_confidence_is_the_chip_order_models_where_it_ranked_the_tag_else_the_score():
+    assert tag_confidence(0.9, 0.35) == 0.35
+    assert tag_confidence(0.6, 0.8) == 0.8
+    assert tag_confidence(0.6, None) == 0.6
+
+
+def test_the_confidence_migration_rebuilds_every_tagged_papers_json_and_keeps_order_and_flags():
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("topics.migrations.0009_tags_confidence")
+    area = area_create()
+    pg = topic_create(parent=area, slug="policy-gradient", name="Policy Gradient")
+    offline = topic_create(parent=area, slug="offline-rl", name="Offline RL")
+    tagged, untagged = paper_create(), paper_create()
+    tag_create(paper=tagged, topic=pg, score=0.9, chip_order=0.81234567)
+    tag_create(paper=tagged, topic=offline, score=0.5, chip_order=0.2)
+    tag_create(paper=tagged, topic=area, score=0.95)
+    fields = ("topic__slug", "rank", "shown", "implied")
+    before = list(PaperTopic.objects.filter(paper=tagged).order_by("rank").values_list(*fields))
+    # tags_json as stored before this migration: no confidence
+    built = json.loads(Paper.objects.get(pk=tagged.pk).tags_json)
+    stale = [{k: v for k, v in t.items() if k != "confidence"} for t in built]
+    Paper.objects.filter(pk=tagged.pk).update(tags_json=json.dumps(stale))
+
+    migration.rebuild(apps, None)
+
+    rows = PaperTopic.objects.filter(paper=tagged).order_by("rank")
+    assert list(rows.values_list(*fields)) == before
+    assert rows.get(topic=pg).chip_order == 0.8123  # rounded, as tagging stores it
+    tags = json.loads(Paper.objects.get(pk=tagged.pk).tags_json)
+    assert [(t["slug"], t["confidence"]) for t in tags] == [
+        ("policy-gradient", 0.8123),
+        ("offline-rl", 0.2),
+        ("rl", 0.95),
+    ]
+    assert Paper.objects.get(pk=untagged.pk).tags_json == untagged.tags_json
 
 
 # --- pages ---------------------------------------------------------------------------------------

@@ -182,8 +182,29 @@ def test_evaluate_separates_areas_from_the_rest():
     assert m["hierarchy_violations"] == 0
     assert set(m["per_topic"]) == {"ppo", "pg", "gnn"}  # offline: no gold support
     assert 0.0 <= m["ece"] <= 1.0
+    elo, ehi = m["ece_ci95"]
+    assert 0.0 <= elo <= ehi <= 1.0
     lo, hi = na["micro_f1_ci95"]
     assert 0.0 <= lo <= hi <= 1.0
+
+
+def test_the_shown_chips_calibration_reads_their_confidence_not_their_score():
+    # Two chips scored 0.6: the right one's chip order says 1.0, the wrong one's 0.0. By score
+    # they are off by 0.4 on average; by the confidence a reader sees, exactly right.
+    papers = [
+        PaperEval(
+            id=str(n),
+            gold=expand([gold], PARENTS),
+            tags=[Pred("ppo", 0.6, shown=True, confidence=1.0 if gold == "ppo" else 0.0)],
+            ranking=["ppo"],
+            candidates=["ppo"],
+        )
+        for n, gold in enumerate(["ppo", "gnn"])
+    ]
+    m = evaluate(papers, PARENTS, bootstrap_reps=10)
+    assert m["ece"] == pytest.approx(0.0)
+    assert m["ece_chip_scores"] == pytest.approx(0.1)  # one bin: mean 0.6, half right
+    assert [b["mean_score"] for b in m["reliability"]] == [0.0, 1.0]
 
 
 def write_jsonl(path, rows):

@@ -38,9 +38,12 @@ def test_offline_tagging_writes_ranked_tags_with_evidence_per_input_line(topics,
     assert [line["id"] for line in lines] == ["a", "b", "c"]
     first = lines[0]["tags"]
     assert "proximal-policy-optimization" in [t["slug"] for t in first]
-    assert all({"slug", "name", "score", "shown", "implied", "evidence"} <= set(t) for t in first)
-    scores = [t["score"] for t in first]
+    fields = {"slug", "name", "score", "confidence", "shown", "implied", "evidence"}
+    assert all(fields <= set(t) for t in first)
+    scores = [t["score"] for t in first] + [t["confidence"] for t in first]
     assert all(0 <= s <= 1 for s in scores)
+    # A tag the chip-order model did not rank (an implied parent) shows its own score.
+    assert all(t["confidence"] == t["score"] for t in first if t["implied"])
     # Display order: the chips first; no area (here "rl") is ever one; the parents they imply
     # are there, marked implied and not shown.
     shown = [t["shown"] for t in first]

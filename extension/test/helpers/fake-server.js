@@ -52,7 +52,7 @@ export function createFakeServer({ origin = 'http://127.0.0.1:8000', token = 'go
     return route(init.method ?? 'GET', parsed.pathname, body, init.headers ?? {});
   }
 
-  function addPaper(arxivId, tags = [{ slug: 'graph-neural-networks', name: 'Graph neural networks', area: 'ml', score: 0.9, rank: 1, source: 'model', shown: true, implied: false }]) {
+  function addPaper(arxivId, tags = [{ slug: 'graph-neural-networks', name: 'Graph neural networks', area: 'ml', score: 0.9, confidence: 0.75, rank: 1, source: 'model', shown: true, implied: false }]) {
     state.papers.set(arxivId, { arxiv_id: arxivId, version: 1, title: `Paper ${arxivId}`, primary_category: 'cs.LG', tags });
   }
 

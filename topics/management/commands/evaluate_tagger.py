@@ -20,15 +20,20 @@ from topics.evaluation import load_set
 from topics.evaluation.metrics import PaperEval, Pred, evaluate
 
 # (key, label, target text, check) — check(value) is True when the target is met.
+# Issue 4's targets, with issue 13's where it raised or added one (micro-F1, recall, the chips,
+# ECE of what readers see).
 TARGETS = {
-    "micro_f1": (">= 0.60", lambda v: v >= 0.60),
+    "micro_f1": (">= 0.72", lambda v: v >= 0.72),
+    "micro_recall": (">= 0.70", lambda v: v >= 0.70),
+    "first_chip_right": (">= 0.90", lambda v: v >= 0.90),
+    "first_three_chips_right": (">= 0.85", lambda v: v >= 0.85),
     "p_at_3": (">= 0.80", lambda v: v >= 0.80),
     # Restated P@3 target (docs/tagging.md): P@3 can reach 1 only on papers with >= 3 gold
     # topics, so the 0.80 target is also checked there.
     "p_at_3_ge3_gold": (">= 0.80 (restated)", lambda v: v >= 0.80),
     "candidate_recall_at_50": (">= 0.95", lambda v: v >= 0.95),
     "hierarchy_violations": ("0", lambda v: v == 0),
-    "ece": ("<= 0.10", lambda v: v <= 0.10),
+    "ece": ("<= 0.08", lambda v: v <= 0.08),
     "coverage": (">= 0.95 (study 4)", lambda v: v >= 0.95),
     "throughput": (">= 500/s (batch)", lambda v: v >= 500),
 }
@@ -88,6 +93,7 @@ def run_evaluation(tagger, evalset, *, bootstrap_reps: int = 1000) -> dict:
                         float(t.score),
                         bool(t.evidence.get("low_confidence")),
                         getattr(t, "shown", None),  # None: a tagger from before chips
+                        t.confidence,
                     )
                     for t in tags
                 ],
@@ -214,7 +220,7 @@ class Command(BaseCommand):
         out(f"  {'metric (non-area unless stated)':<38} {'value':>8}   {'target':<18} status")
         row("micro-F1", na["f1"], "micro_f1", f"95% CI {lo:.3f}-{hi:.3f}")
         row("micro-precision", na["precision"], extra=f"{na['tp']}/{na['predicted']}")
-        row("micro-recall", na["recall"], extra=f"{na['tp']}/{na['gold']}")
+        row("micro-recall", na["recall"], "micro_recall", f"{na['tp']}/{na['gold']}")
         row("macro-F1 (topics >= 5 gold)", na["macro_f1"], extra=f"{na['macro_topics']} topics")
         row("example-based F1", na["example_f1"])
         row("P@1", m["p_at_1"])
@@ -231,9 +237,11 @@ class Command(BaseCommand):
             f"{m['papers_ge3_gold']} papers; best possible 1",
         )
         row("precision of the first 3 non-area tags", m["shown_p_at_3"])
-        row("first shown chip right", m["first_chip_right"])
+        row("first shown chip right", m["first_chip_right"], "first_chip_right")
         row("first chip a labelled topic", m["first_chip_most_specific"])
-        row("first three shown chips right", m["first_three_chips_right"])
+        row(
+            "first three shown chips right", m["first_three_chips_right"], "first_three_chips_right"
+        )
         row(
             "chips per paper",
             m["chips_per_paper"],
@@ -245,7 +253,14 @@ class Command(BaseCommand):
         row("candidate recall@50", cr["micro"], "candidate_recall_at_50", f"{cr['missed']} missed")
         row("coverage (>= 3 confident, all levels)", m["coverage"], "coverage")
         row("papers with no tag", m["no_tags"])
-        row("ECE (shown chips vs strict)", m["ece"], "ece")
+        elo, ehi = m["ece_ci95"]
+        row(
+            "ECE (shown chips' confidence vs strict)",
+            m["ece"],
+            "ece",
+            f"95% CI {elo:.3f}-{ehi:.3f}",
+        )
+        row("ECE, shown chips' scores", m["ece_chip_scores"], extra="before confidence was shown")
         row("ECE, every non-area tag", m["ece_non_area"], extra="implied ones: own scores")
         row("hierarchy violations (all levels)", m["hierarchy_violations"], "hierarchy_violations")
         row("throughput, papers/s (this set)", m["throughput"], "throughput")
@@ -260,7 +275,7 @@ class Command(BaseCommand):
             f"(non-area {m['non_area_tags_per_paper']:.2f}); "
             f"gold non-area topics per paper {m['gold_per_paper']:.2f}"
         )
-        out("  reliability (shown chips): " + "; ".join(
+        out("  reliability (shown chips, by confidence): " + "; ".join(
             f"[{b['low']:.1f},{b['high']:.1f}) n={b['n']} score {b['mean_score']:.2f} "
             f"correct {b['accuracy']:.2f}"
             for b in m["reliability"]

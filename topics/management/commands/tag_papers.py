@@ -69,7 +69,8 @@ class Command(BaseCommand):
                     "id": paper.id,
                     "tags": [  # display order: the chips (shown) first, as pages show them
                         {"slug": t.slug, "name": t.name, "score": round(t.score, 4),
-                         "shown": t.shown, "implied": t.implied, "evidence": t.evidence}
+                         "confidence": round(t.confidence, 4), "shown": t.shown,
+                         "implied": t.implied, "evidence": t.evidence}
                         for t in tags
                     ],
                 }  # fmt: skip
