@@ -66,7 +66,7 @@ class PaperTopic(models.Model):
     shown = models.BooleanField(default=False)
     # An ancestor of another of the paper's tags: on the topic's page, not a chip.
     implied = models.BooleanField(default=False)
-    # For a model chip of a paper with several: how likely it is right beside the paper's other
+    # For a model chip (the paper's best specific tags): how likely it is right beside its other
     # chips (topics.tagger.chip_order); the chips are shown in this order, by score without it.
     chip_order = models.FloatField(null=True, blank=True)
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.MODEL)

@@ -5,7 +5,8 @@ The scorer decides *which* topics a paper gets, pair by pair over every candidat
 then its most specific selected topics. Ordered by the scorer's own score, the first chip was
 right for 75% of the training papers, while one of their chips was right for 89%: the scorer is
 fitted on all candidates, most of them easy negatives, and weighs its features the same for every
-topic. This model sees only the chips of each paper (the hard cases), with the scorer's features,
+topic. This model sees only the chips of each paper (the hard cases; since 2026-12-04 a paper's
+only chip too, whose P(right) is the confidence a reader sees), with the scorer's features,
 its score, the chip's place and gap to the best chip, its depth, the number of chips and whether
 a phrase of the topic occurs, and can use interactions between them. Two things only a list of
 chips and the judges know are added (``fit-20r``, docs/tagging.md): how the judges answered when

@@ -386,7 +386,7 @@ class Tagger:
     def chip_candidates(self, papers: Sequence[Any]) -> list[tuple[list[str], np.ndarray]]:
         """Per paper, its chips in the scorer's order (slugs) and their
         :data:`~.chip_order.CHIP_FEATURES` rows: what the chip-order model is fitted on (no
-        rows for a paper with fewer than two chips)."""
+        rows for a paper without chips)."""
         out: list[tuple[list[str], np.ndarray]] = []
         for start in range(0, len(papers), BATCH_SIZE):
             chunk = [PaperInput.coerce(p) for p in papers[start : start + BATCH_SIZE]]
@@ -595,13 +595,14 @@ class Tagger:
         ]
 
     def chip_rows(self, chips: Sequence[Sequence[ChipTag]], batch, feats, own) -> list:
-        """Per paper with at least two chips: (paper row, chip topic columns in the scorer's
-        order, their :data:`chip_order.CHIP_FEATURES` rows)."""
+        """Per paper with chips: (paper row, chip topic columns in the scorer's order, their
+        :data:`chip_order.CHIP_FEATURES` rows). A paper's only chip has a row too: its P(right)
+        is the confidence a reader sees (chips.tag_confidence), and its score alone runs low."""
         out = []
         priors = topic_priors(self.chip_order, self.index.slugs)  # fitting one: none yet
         for i, tags in enumerate(chips):
             shown = [t.key for t in chips_arrange(tags) if t.shown]  # topic columns
-            if len(shown) >= 2:
+            if shown:
                 phrased = set(batch.hits[i])
                 x = chip_matrix(
                     feats.values, i, shown, own,  # type: ignore[arg-type]

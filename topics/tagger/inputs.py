@@ -113,8 +113,8 @@ class Tag:
     evidence: dict = field(default_factory=dict, compare=False)
     shown: bool = False  # one of the paper's chips
     implied: bool = False  # an ancestor of another of the paper's tags
-    # For a chip of a paper with several: the chip-order model's P(right), which orders the
-    # chips (topics.tagger.chip_order); None: the chips are in score order.
+    # For a chip (the paper's best specific tags): the chip-order model's P(right), which orders
+    # the chips (topics.tagger.chip_order); None: no model, the chips are in score order.
     chip_order: float | None = None
 
     @property

@@ -483,15 +483,17 @@ def test_the_shipped_tagger_orders_each_papers_chips_by_the_chip_order_model(shi
 
     assert shipped_tagger.chip_order is not None  # model/chip_order.npz ships with the scorer
     papers = [PaperInput.coerce(p) for p in load_set("gold").papers[:40]]
-    several = 0
+    several = alone = 0
     held_back = 0
     for tags in shipped_tagger.tag_batch(papers):
         chips = [t for t in tags if t.shown]
         ordered = [t for t in tags if t.chip_order is not None]  # the chips it was asked about
         assert not any(t.implied for t in ordered)
         assert [t.rank for t in tags] == list(range(1, len(tags) + 1))
-        if len(ordered) < 2:
-            assert not ordered
+        if len(ordered) == 1:  # a paper's only chip: the model's P(right) is its confidence
+            assert chips == ordered
+            assert chips[0].confidence == chips[0].chip_order != chips[0].score
+            alone += 1
             continue
         several += 1
         orders = [t.chip_order for t in ordered]
@@ -501,6 +503,7 @@ def test_the_shipped_tagger_orders_each_papers_chips_by_the_chip_order_model(shi
         assert chips == [ordered[0]] + [t for t in ordered[1:] if t.chip_order >= MIN_CHIP_ORDER]
         held_back += len(ordered) - len(chips)
     assert several >= 10
+    assert alone >= 3
     assert held_back >= 1  # some papers have a chip the model holds back
 
 

@@ -2,14 +2,17 @@
 
 The tagger must score the training papers as honestly as it does in the scorer's fit: each
 paper left out of its own kNN vote and its heads' values from heads fitted on the other folds
-(``pipeline.heads_out_of_fold``). Every chip of a paper with at least two becomes one row,
-labelled right when it is one of the paper's gold topics (with ancestors). A row's verdict
-features (``chip_order.JUDGED_FEATURES``) count only the judges' verdicts on papers of the other
-folds, scaled to all folds: counted with its own paper's, a topic's share of "clear" would be
-higher exactly where the paper carries it. Out of fold (the
-folds of ``fit_tagger``, by paper) the model is judged on what a reader sees first: the share of
-papers whose first chip is right, and whose first chip is a topic the judge wrote down, next to
-the same figures in the scorer's order.
+(``pipeline.heads_out_of_fold``). Every chip of a paper becomes one row, labelled right when it
+is one of the paper's gold topics (with ancestors); a paper's only chip too, since ``fit-24``:
+its P(right) is the confidence a reader sees, where the score alone runs low (docs/tagging.md,
+"A chip's confidence"). A row's verdict features (``chip_order.JUDGED_FEATURES``) count only
+the judges' verdicts on papers of the other folds, scaled to all folds: counted with its own
+paper's, a topic's share of "clear" would be higher exactly where the paper carries it. Out of
+fold (the folds of ``fit_tagger``, by paper) the model is judged on what a reader sees first:
+the share of papers whose first chip is right, and whose first chip is a topic the judge wrote
+down, next to the same figures in the scorer's order (on papers with two chips or more, where
+the order matters); and on how much better than the score its P(right) is calibrated on a
+paper's only chip.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from topics.evaluation.metrics import expected_calibration_error
 from topics.tagger.chip_order import CHIP_FEATURES, JUDGED_FEATURES, ChipOrder, judged_priors
 from topics.tagger.chips import MIN_CHIP_ORDER
 from topics.tagger.training.crossval import fold_of, rounded
@@ -74,7 +78,7 @@ def fit_chip_order(
     fold_params: Mapping[int, Any] | None = None,
 ) -> ChipOrder | None:
     """The model fitted on every training paper's chips, with its out-of-fold figures in
-    ``info``; None when fewer than :data:`MIN_PAPERS` papers have two chips or more.
+    ``info``; None when fewer than :data:`MIN_PAPERS` papers have chips.
     ``verdicts``: per paper, the judges' (clear, acceptable, rejected) topics (the clear ones
     are the topics the judge wrote down, for "first chip a labelled topic"). ``fold_params``:
     the scorer of each fold (fitted on the others) to score its papers with, for a scorer that
@@ -110,7 +114,7 @@ def fit_chip_order(
         y += [s in g for s in slugs]
         fold += [fold_of(paper.id, folds)] * len(slugs)
     if len(rows) < MIN_PAPERS:
-        log(f"chip order: {len(rows)} papers with two chips or more, too few to fit")
+        log(f"chip order: {len(rows)} papers with chips, too few to fit")
         return None
     x_all, y_all, fold_all = np.vstack(xs), np.asarray(y), np.asarray(fold)
     counts = verdict_counts(papers, verdicts, tagger.index.pos, folds)
@@ -124,13 +128,25 @@ def fit_chip_order(
             model = HistGradientBoostingClassifier(**BOOSTING).fit(x_all[train], y_all[train])
             oof[held] = model.predict_proba(x_all[held])[:, 1]
     position = x_all[:, CHIP_FEATURES.index("position")]
-    before, after = _first_rates(rows, -position), _first_rates(rows, oof)
-    shown = _first_rates(rows, oof, min_order=MIN_CHIP_ORDER)
+    several = [r for r in rows if len(r[0]) >= 2]
+    before, after = _first_rates(several, -position), _first_rates(several, oof)
+    shown = _first_rates(several, oof, min_order=MIN_CHIP_ORDER)
+    single = np.array([r[0][0] for r in rows if len(r[0]) == 1], dtype=np.int64)
+    score = x_all[:, CHIP_FEATURES.index("score")]
+    alone = rounded(
+        {
+            "chips": len(single),
+            "right_share": float(y_all[single].mean()) if len(single) else 0.0,
+            "ece_score": expected_calibration_error(list(score[single]), list(y_all[single])),
+            "ece_model": expected_calibration_error(list(oof[single]), list(y_all[single])),
+        }
+    )
     info = {
         "method": "HistGradientBoostingClassifier on the chips of training papers",
         "boosting": BOOSTING,
         "scorer": tagger.params.version,
         "papers": len(rows),
+        "papers_several_chips": len(several),
         "chips": len(y_all),
         "right_share": round(float(y_all.mean()), 4),
         "cv_folds": folds,
@@ -138,6 +154,7 @@ def fit_chip_order(
             "scorer_order": rounded(before),
             "model_order": rounded(after),
             "model_order_shown": rounded(shown),  # chips below MIN_CHIP_ORDER not shown
+            "only_chip": alone,  # a paper's only chip: calibration of its score and P(right)
         },
         "judged": {
             slug: [int(v) for v in row]
@@ -146,7 +163,12 @@ def fit_chip_order(
         },
     }
     log(
-        f"chip order: {len(rows)} papers, {len(y_all)} chips; out of fold first chip right "
+        f"chip order: {len(rows)} papers, {len(y_all)} chips; {len(single)} papers with one chip: "
+        f"out of fold ECE {alone['ece_score']:.3f} by score, {alone['ece_model']:.3f} by the "
+        f"model ({alone['right_share']:.3f} right)"
+    )
+    log(
+        f"chip order: {len(several)} papers with two chips or more; out of fold first chip right "
         f"{before['first_chip_right']:.3f} -> {after['first_chip_right']:.3f}, a labelled "
         f"topic {before['first_chip_labelled']:.3f} -> {after['first_chip_labelled']:.3f}; first "
         f"three right {before['first_three_right']:.3f} ({before['chips']:.2f} chips) -> "
