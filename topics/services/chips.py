@@ -56,6 +56,18 @@ def topic_tree() -> dict[int, TopicNode]:
     return tree
 
 
+# The chip order of a model tag the chip-order model did not rank, on a paper whose chips it did
+# rank: the tagger ranks every chip, so such a tag was not one (an implied ancestor, an area)
+# when the paper was tagged. A taxonomy edit can make it specific (its child moved elsewhere);
+# until the paper is tagged again it stays a tag, below the bar, rather than become a chip the
+# model never chose. People's and editors' tags are never ranked: they keep their place.
+UNRANKED = 0.0
+
+
+def _unranked_model_tag(row: PaperTopic) -> bool:
+    return row.chip_order is None and row.source == PaperTopic.Source.MODEL
+
+
 def tags_arrange(rows: Sequence[PaperTopic], tree: dict[int, TopicNode]) -> list[PaperTopic]:
     """Set ``rank``, ``shown`` and ``implied`` on one paper's rows (in memory, nothing saved) and
     return the rows of active topics in display order. Rows of retired topics go last, unshown."""
@@ -63,6 +75,7 @@ def tags_arrange(rows: Sequence[PaperTopic], tree: dict[int, TopicNode]) -> list
         (r for r in rows if r.topic_id in tree and tree[r.topic_id].active), key=lambda r: r.rank
     )
     by_topic = {r.topic_id: r for r in live}
+    ranked = any(r.chip_order is not None for r in live)
     placed = chips_arrange(
         [
             ChipTag(
@@ -71,7 +84,7 @@ def tags_arrange(rows: Sequence[PaperTopic], tree: dict[int, TopicNode]) -> list
                 is_area=tree[r.topic_id].is_area,
                 score=r.score,
                 depth=tree[r.topic_id].depth,
-                order=r.chip_order,
+                order=UNRANKED if ranked and _unranked_model_tag(r) else r.chip_order,
             )
             for r in live
         ]

@@ -249,6 +249,34 @@ def test_the_confidence_migration_rebuilds_every_tagged_papers_json_and_keeps_or
     assert Paper.objects.get(pk=untagged.pk).tags_json == untagged.tags_json
 
 
+def test_after_a_move_the_ancestor_a_chip_implied_stays_a_tag_until_the_paper_is_tagged_again():
+    from topics.models import Topic
+
+    area = area_create()  # rl
+    pg = topic_create(parent=area, slug="policy-gradient", name="Policy Gradient")
+    ppo = topic_create(parent=pg, slug="ppo", name="Proximal Policy Optimization")
+    offline = topic_create(parent=area, slug="offline-rl", name="Offline RL")
+    trust = topic_create(parent=area, slug="trust-region", name="Trust Region Methods")
+    stored = paper_create()
+    tag_create(paper=stored, topic=ppo, score=0.8, chip_order=0.9)
+    tag_create(paper=stored, topic=offline, score=0.6, chip_order=0.7)
+    tag_create(paper=stored, topic=pg, score=0.85)  # implied by PPO: the model did not rank it
+    tag_create(paper=stored, topic=area, score=0.95)
+    tag_create(paper=stored, topic=trust, score=1.0, source="user")  # a person's: never ranked
+    # An editor moves PPO out from under Policy Gradient; its papers are queued for tagging.
+    Topic.objects.filter(pk=ppo.pk).update(parent=area, depth=pg.depth)
+
+    paper_chips_refresh(paper_ids=[stored.pk])
+
+    rows = {r.topic.slug: r for r in PaperTopic.objects.filter(paper=stored)}
+    chips = [r.topic.slug for r in sorted(rows.values(), key=lambda r: r.rank) if r.shown]
+    assert chips == ["trust-region", "ppo", "offline-rl"]
+    assert (rows["policy-gradient"].shown, rows["policy-gradient"].implied) == (False, False)
+    assert rows["policy-gradient"].chip_order is None  # nothing made up is stored
+    tags = json.loads(Paper.objects.get(pk=stored.pk).tags_json)
+    assert [t["slug"] for t in tags if t["shown"]] == chips
+
+
 # --- pages ---------------------------------------------------------------------------------------
 @pytest.fixture
 def implied_scene():
