@@ -21,8 +21,8 @@ def chips(page, selector=".paperscope-bar"):
 def test_it_shows_tag_chips_under_the_title_linking_to_topic_pages(
     extension, arxiv, topics, live_server
 ):
-    # The first chip was ranked by the chip-order model: its confidence is that model's.
-    data.tagged_paper("0906.5132", [(topics["gnn"], 0.91, 0.77), (topics["rl"], 0.42)])
+    # Chips ranked by the chip-order model: each chip's confidence is that model's P(right).
+    data.tagged_paper("0906.5132", [(topics["gnn"], 0.91, 0.77), (topics["rl"], 0.42, 0.61)])
     page = extension.context.new_page()
     page.goto(
         arxiv.serve("/abs/0906.5132", fixture_html("abs_0906.5132_newstyle_with_html_link.html"))
@@ -31,7 +31,7 @@ def test_it_shows_tag_chips_under_the_title_linking_to_topic_pages(
     assert [c["text"] for c in found] == ["Graph neural networks", "Reinforcement learning"]
     assert found[0]["href"] == f"{live_server.url}/topics/graph-neural-networks/"
     assert "confidence 0.77" in found[0]["title"]
-    assert "confidence 0.42" in found[1]["title"]  # no chip order: the score
+    assert "confidence 0.61" in found[1]["title"]
     # Right after the title, outside it (MathJax rewrites the title).
     assert (
         page.evaluate("document.querySelector('h1.title').nextElementSibling.className")
