@@ -21,7 +21,7 @@ or two most specific topics, so three chips each could be right at most 70% of t
 A tag's *confidence* (:func:`tag_confidence`) is the number a reader sees beside it: how likely
 it is right. For a tag the chip-order model ranked, that model's P(right): it sees the paper's
 other chips, and on the chips it shows it is the better calibrated of the two (gold, refined
-stage: ECE 0.045 against the scorer's 0.088, docs/tagging.md "A chip's confidence"). Otherwise
+stage: ECE 0.041 against the scores' 0.078, docs/tagging.md "A chip's confidence"). Otherwise
 the scorer's calibrated score. The score itself stays what chose the tag and what orders tags.
 
 Pure Python (the tagger, the services and the migrations call it): a tag is described by a
