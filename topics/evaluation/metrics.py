@@ -406,22 +406,24 @@ def evaluate(
     # Calibration of what readers see (the chips' confidence; before chips: every non-area tag's
     # score), of the chips' scores, of every non-area tag (implied ancestors carry their own,
     # lower score) and of all levels.
-    scores, correct, scores_na, correct_na, scores_all, correct_all = [], [], [], [], [], []
-    chip_scores = []
-    shown_of: list[list[tuple[float, bool]]] = []  # per paper, for the bootstrap
+    scores_na, correct_na, scores_all, correct_all = [], [], [], []
+    shown_of: list[list[Pred]] = []  # per paper, its shown chips (the bootstrap resamples papers)
     for p, g in zip(papers, gold_all, strict=True):
         seen = set(shown_chips(p.tags, areas))
-        shown_of.append([(t.shown_confidence, t.slug in g) for t in p.tags if t.slug in seen])
+        shown_of.append([t for t in p.tags if t.slug in seen])
         for t in p.tags:
             scores_all.append(t.score)
             correct_all.append(t.slug in g)
             if t.slug not in areas:
                 scores_na.append(t.score)
                 correct_na.append(t.slug in g)
-            if t.slug in seen:
-                scores.append(t.shown_confidence)
-                chip_scores.append(t.score)
-                correct.append(t.slug in g)
+    confidence_right = [
+        [(t.shown_confidence, t.slug in g) for t in chips]
+        for chips, g in zip(shown_of, gold_all, strict=True)
+    ]
+    scores = [c for paper in confidence_right for c, _ in paper]
+    correct = [r for paper in confidence_right for _, r in paper]
+    chip_scores = [t.score for chips in shown_of for t in chips]
     violations = sum(hierarchy_violations(p.tags, parents) for p in papers)
     table = {
         slug: row
@@ -464,7 +466,7 @@ def evaluate(
         "coverage": coverage([p.tags for p in papers], min_tags=min_tags),
         "no_tags": sum(1 for p in papers if not p.tags) / n if n else 0.0,
         "ece": expected_calibration_error(scores, correct),
-        "ece_ci95": list(shown_ece_ci(shown_of, reps=bootstrap_reps, seed=seed)),
+        "ece_ci95": list(shown_ece_ci(confidence_right, reps=bootstrap_reps, seed=seed)),
         "ece_chip_scores": expected_calibration_error(chip_scores, correct),
         "ece_non_area": expected_calibration_error(scores_na, correct_na),
         "ece_all_levels": expected_calibration_error(scores_all, correct_all),
