@@ -172,15 +172,21 @@ def test_refresh_rebuilds_order_and_json_after_a_topic_is_retired():
     assert [t.topic.slug for t in stored.chips] == ["offline-rl"]
 
 
-def test_the_migration_holds_back_stored_chips_below_the_bar_and_leaves_other_papers_alone():
+def migration_scene(name: str):
+    """A data migration's module and the topics its tests tag: the RL area, Policy Gradient and
+    Offline RL under it."""
     from importlib import import_module
 
-    from django.apps import apps
-
-    migration = import_module("topics.migrations.0008_chips_likely_only")
     area = area_create()
     pg = topic_create(parent=area, slug="policy-gradient", name="Policy Gradient")
     offline = topic_create(parent=area, slug="offline-rl", name="Offline RL")
+    return import_module(f"topics.migrations.{name}"), area, pg, offline
+
+
+def test_the_migration_holds_back_stored_chips_below_the_bar_and_leaves_other_papers_alone():
+    from django.apps import apps
+
+    migration, _, pg, offline = migration_scene("0008_chips_likely_only")
     before, other = paper_create(), paper_create()
     for paper, low in ((before, 0.3), (other, 0.6)):
         tag_create(paper=paper, topic=pg, score=0.9, chip_order=0.8)
@@ -216,14 +222,9 @@ def test_a_tags_confidence_is_the_chip_order_models_where_it_ranked_the_tag_else
 
 
 def test_the_confidence_migration_rebuilds_every_tagged_papers_json_and_keeps_order_and_flags():
-    from importlib import import_module
-
     from django.apps import apps
 
-    migration = import_module("topics.migrations.0009_tags_confidence")
-    area = area_create()
-    pg = topic_create(parent=area, slug="policy-gradient", name="Policy Gradient")
-    offline = topic_create(parent=area, slug="offline-rl", name="Offline RL")
+    migration, area, pg, offline = migration_scene("0009_tags_confidence")
     tagged, untagged = paper_create(), paper_create()
     tag_create(paper=tagged, topic=pg, score=0.9, chip_order=0.81234567)
     tag_create(paper=tagged, topic=offline, score=0.5, chip_order=0.2)
