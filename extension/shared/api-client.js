@@ -35,9 +35,8 @@ export function cleanTag(tag) {
     slug: tag.slug,
     name: tag.name,
     area: isText(tag.area) ? tag.area : null,
-    score: Number.isFinite(tag.score) ? tag.score : null,
     // How likely the tag is right, the number shown beside it (DESIGN.md "Chips"); a server
-    // older than the field showed the score.
+    // older than the field showed the score. The score itself the page does not need.
     confidence: Number.isFinite(tag.confidence) ? tag.confidence : Number.isFinite(tag.score) ? tag.score : null,
     rank: Number.isFinite(tag.rank) ? tag.rank : null,
     // The server's display rule (DESIGN.md "Chips"): render the shown tags, in order. null from

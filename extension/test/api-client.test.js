@@ -13,7 +13,7 @@ describe('api client', () => {
     const server = createFakeServer();
     server.addPaper('2501.00001');
     const answer = await client(server).lookup(['2501.00001', '2501.00002']);
-    assert.deepEqual(answer.papers, [{ arxivId: '2501.00001', version: 1, tags: [{ slug: 'graph-neural-networks', name: 'Graph neural networks', area: 'ml', score: 0.9, confidence: 0.75, rank: 1, shown: true, implied: false }] }]);
+    assert.deepEqual(answer.papers, [{ arxivId: '2501.00001', version: 1, tags: [{ slug: 'graph-neural-networks', name: 'Graph neural networks', area: 'ml', confidence: 0.75, rank: 1, shown: true, implied: false }] }]);
     assert.deepEqual(answer.pending, ['2501.00002']);
   });
 
@@ -67,7 +67,7 @@ describe('api client', () => {
   it('drops malformed papers and tags, keeps names as given', () => {
     assert.equal(cleanPaper({ title: 'no id' }), null);
     const paper = cleanPaper({ arxiv_id: '2501.00001', tags: [{ slug: 'x', name: '<img src=x onerror=alert(1)>', score: 'high' }, { name: 'no slug' }, null] });
-    assert.deepEqual(paper.tags, [{ slug: 'x', name: '<img src=x onerror=alert(1)>', area: null, score: null, confidence: null, rank: null, shown: null, implied: null }]);
+    assert.deepEqual(paper.tags, [{ slug: 'x', name: '<img src=x onerror=alert(1)>', area: null, confidence: null, rank: null, shown: null, implied: null }]);
   });
 
   it('takes the score as the confidence from a server older than the field', () => {
