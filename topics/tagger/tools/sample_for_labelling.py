@@ -24,6 +24,15 @@ the judges' reading yields the most clear labels), no other topic and no fill:
         --corpus ../shared/data/arxiv/rss/cs.LG_daily_2025H1_gz --names ../shared/TOPICS.md \
         --below 25 --per-topic 30 --per-other 0 --order score --no-fill --top-k 10 \
         --count 2000 --parts 6 --out /tmp/batch-h
+
+Batch j: the known topics still short of labels or weak in the topic audits (``--only``), their
+candidates and order from the refined stage (``--refined``: its top 20 reach papers the fast
+path's top 10 and the name matches, used up by batches h and i, do not):
+
+    .venv/bin/python -m topics.tagger.tools.sample_for_labelling \
+        --corpus ../shared/data/arxiv/rss/cs.LG_daily_2025H1_gz --names ../shared/TOPICS.md \
+        --below 1000 --only SLUG,SLUG,... --per-topic 18 --per-other 0 --order score \
+        --no-fill --top-k 20 --refined --count 820 --parts 6 --out /tmp/batch-j
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ import numpy as np
 from topics.evaluation import load_set
 from topics.evaluation.metrics import Parents, expand
 from topics.tagger import Tagger, load_taxonomy_files
+from topics.tagger.contextual import ContextualEmbedder
 from topics.tagger.tools.rss_corpus import read_corpus
 
 TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"
@@ -121,6 +131,14 @@ def main() -> None:
         help="order of candidates: crc32 of the id, or the tagger's score (highest first)",
     )
     parser.add_argument("--no-fill", action="store_true", help="no crc32 fill up to --count")
+    parser.add_argument(
+        "--only", help="comma-separated slugs: draw for these known topics alone (with --below)"
+    )
+    parser.add_argument(
+        "--refined",
+        action="store_true",
+        help="candidates and order from the refined stage's tagger (contextual encoder)",
+    )
     parser.add_argument("--parts", type=int, default=6)
     parser.add_argument(
         "--exclude",
@@ -149,7 +167,11 @@ def main() -> None:
         {"id": p.id, "title": p.title, "abstract": p.abstract, "categories": list(p.categories)}
         for p in papers
     ]
-    tagger, fallback = Tagger(taxonomy.topics), Tagger(taxonomy.topics, neighbours=[])
+    # The refined stage finds a rare topic's papers that the fast path's top candidates miss
+    # (batch j: the corpus's name matches and fast top-10 were used up by batches h and i).
+    context = ContextualEmbedder() if args.refined else None
+    tagger = Tagger(taxonomy.topics, context=context)
+    fallback = Tagger(taxonomy.topics, neighbours=[])
 
     topic_scores: dict[str, np.ndarray] = {}
 
@@ -185,6 +207,8 @@ def main() -> None:
         parents = {slug: spec.parent for slug, spec in specs.items()}
         labelled = clear_counts(load_set("train"), parents)
         known = {slug for slug in known if labelled[slug] < args.below}
+    if args.only:
+        known &= {s.strip() for s in args.only.split(",")}
         print(f"{len(known)} known topics with fewer than {args.below} clear labels")
 
     def order(slug: str, i: int) -> tuple[float, int]:
