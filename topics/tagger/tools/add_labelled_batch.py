@@ -20,6 +20,7 @@ from pathlib import Path
 from lxml import etree
 
 from topics.evaluation import EVAL_DIR, MANIFEST
+from topics.tagger import load_taxonomy_files
 from topics.tagger.tools.rss_corpus import corpus_files, read_file
 
 PAPER_KEYS = ("id", "title", "abstract", "categories", "authors", "announced")
@@ -42,6 +43,31 @@ def announcement_dates(folder: Path) -> dict[str, str]:
     return dates
 
 
+TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"
+
+
+def drop_implied(row: dict, parents: dict[str, str | None]) -> tuple[dict, int, int]:
+    """The label without the ancestors of its clear topics (they are implied; the labelling
+    brief asks judges not to list them): a clear topic that is an ancestor of another clear one,
+    an acceptable one that is clear or an ancestor of a clear one. Returns the label and how many
+    clear and acceptable slugs were dropped."""
+
+    def ancestors(slug: str) -> set[str]:
+        out = set()
+        while parents.get(slug):
+            slug = parents[slug]
+            out.add(slug)
+        return out
+
+    implied = {a for s in row["topics"] for a in ancestors(s)}
+    topics = [s for s in dict.fromkeys(row["topics"]) if s not in implied]
+    acceptable = [
+        s for s in dict.fromkeys(row["acceptable"]) if s not in implied and s not in topics
+    ]
+    dropped = (len(row["topics"]) - len(topics), len(row["acceptable"]) - len(acceptable))
+    return {**row, "topics": topics, "acceptable": acceptable}, *dropped
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, required=True)
@@ -52,13 +78,18 @@ def main() -> None:
     parser.add_argument("--what", required=True, help="the manifest's description")
     args = parser.parse_args()
 
+    parents = {t.slug: t.parent for t in load_taxonomy_files(TAXONOMY_DIR).topics}
     labels = {}
+    dropped = [0, 0]
     for path in sorted(args.labels.glob("labels_*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
-                labels[row["id"]] = {k: row.get(k, [] if k != "note" else "") for k in (
+                row = {k: row.get(k, [] if k != "note" else "") for k in (
                     "id", "topics", "acceptable", "note")}  # fmt: skip
+                labels[row["id"]], clear, acceptable = drop_implied(row, parents)
+                dropped[0] += clear
+                dropped[1] += acceptable
     pool = {}
     for path in sorted(args.pools.glob("part_*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -88,7 +119,8 @@ def main() -> None:
         json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     print(
-        f"{len(ids)} papers labelled of {len(pool)} pooled; wrote {papers_path} and {labels_path}"
+        f"{len(ids)} papers labelled of {len(pool)} pooled; wrote {papers_path} and {labels_path}; "
+        f"implied ancestors dropped: {dropped[0]} clear, {dropped[1]} acceptable"
     )
 
 
