@@ -5,7 +5,8 @@
 
 A first reading: every line ``{id, topics, acceptable, note}``; ids from the pool, each once;
 slugs from the taxonomy listing (``slug | Name | description`` lines, as
-``/work/labelling/taxonomy.txt`` had).
+``/work/labelling/taxonomy.txt`` had, a tree by indentation); no topic listed with one of its
+ancestors, no area among the clear topics.
 
 A pooled pass (``--pooled``): every line ``{id, topics, acceptable, rejected, note}``; ids from
 the pool, each once; every pooled topic of the paper (``to_judge``) in exactly one of the three
@@ -31,9 +32,35 @@ def read_rows(path: str, problems: list[str]) -> Iterator[tuple[int, dict]]:
                 problems.append(f"line {n}: not JSON: {exc}")
 
 
-def check(pool_path: str, labels_path: str, taxonomy_path: str) -> tuple[int, int, list[str]]:
+def read_tree(taxonomy_path: str) -> dict[str, str | None]:
+    """slug -> parent slug (None for an area) from the listing's indentation (two spaces a
+    level)."""
+    parents: dict[str, str | None] = {}
+    path: list[str] = []
     with open(taxonomy_path, encoding="utf-8") as fh:
-        slugs = {line.split(" | ")[0].strip() for line in fh if " | " in line}
+        for line in fh:
+            if " | " not in line:
+                continue
+            depth = (len(line) - len(line.lstrip(" "))) // 2
+            slug = line.split(" | ")[0].strip()
+            del path[depth:]
+            parents[slug] = path[-1] if path else None
+            path.append(slug)
+    return parents
+
+
+def ancestors(slug: str, parents: dict[str, str | None]) -> set[str]:
+    out = set()
+    parent = parents.get(slug)
+    while parent:
+        out.add(parent)
+        parent = parents.get(parent)
+    return out
+
+
+def check(pool_path: str, labels_path: str, taxonomy_path: str) -> tuple[int, int, list[str]]:
+    parents = read_tree(taxonomy_path)
+    slugs = set(parents)
     with open(pool_path, encoding="utf-8") as fh:
         pool_ids = [json.loads(line)["id"] for line in fh if line.strip()]
     seen: set[str] = set()
@@ -49,6 +76,13 @@ def check(pool_path: str, labels_path: str, taxonomy_path: str) -> tuple[int, in
                          if s not in slugs]  # fmt: skip
         if set(row.get("topics", [])) & set(row.get("acceptable", [])):
             problems.append(f"line {n}: a slug is both clear and acceptable")
+        listed = [s for key in ("topics", "acceptable") for s in row.get(key, []) if s in slugs]
+        implied = sorted({a for s in listed for a in ancestors(s, parents)} & set(listed))
+        if implied:  # the brief: ancestors of a listed topic are implied, never listed
+            problems.append(f"line {n}: ancestors of another listed topic: {implied}")
+        areas = sorted(s for s in row.get("topics", []) if s in slugs and parents[s] is None)
+        if areas:
+            problems.append(f"line {n}: an area is never a clear topic: {areas}")
         if not row.get("note"):
             problems.append(f"line {n}: no note")
     return len(seen), len(pool_ids), problems

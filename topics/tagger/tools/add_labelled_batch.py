@@ -54,9 +54,10 @@ def drop_implied(row: dict, parents: dict[str, str | None]) -> tuple[dict, int, 
 
     def ancestors(slug: str) -> set[str]:
         out = set()
-        while parents.get(slug):
-            slug = parents[slug]
-            out.add(slug)
+        parent = parents.get(slug)
+        while parent:
+            out.add(parent)
+            parent = parents.get(parent)
         return out
 
     implied = {a for s in row["topics"] for a in ancestors(s)}
