@@ -20,6 +20,7 @@ from pathlib import Path
 from lxml import etree
 
 from topics.evaluation import EVAL_DIR, MANIFEST
+from topics.evaluation.metrics import ancestors
 from topics.tagger import load_taxonomy_files
 from topics.tagger.tools.rss_corpus import corpus_files, read_file
 
@@ -52,15 +53,7 @@ def drop_implied(row: dict, parents: dict[str, str | None]) -> tuple[dict, int, 
     an acceptable one that is clear or an ancestor of a clear one. Returns the label and how many
     clear and acceptable slugs were dropped."""
 
-    def ancestors(slug: str) -> set[str]:
-        out = set()
-        parent = parents.get(slug)
-        while parent:
-            out.add(parent)
-            parent = parents.get(parent)
-        return out
-
-    implied = {a for s in row["topics"] for a in ancestors(s)}
+    implied = {a for s in row["topics"] for a in ancestors(s, parents)}
     topics = [s for s in dict.fromkeys(row["topics"]) if s not in implied]
     acceptable = [
         s for s in dict.fromkeys(row["acceptable"]) if s not in implied and s not in topics
