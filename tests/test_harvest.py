@@ -239,13 +239,16 @@ def test_an_unknown_id_from_the_extension_is_fetched_tagged_and_then_known(
         "/api/v1/papers/lookup", {"ids": ["arXiv:1707.08567v1"]}, content_type="application/json"
     ).json()
     assert first["pending"] == ["1707.08567"]
-    # The on-demand fetch ran (eagerly here; a worker in production) and tagged the paper.
+    # The on-demand fetch ran (eagerly here; a worker in production) and the tagger read the
+    # paper. It is a workshop's front matter, which a tagger fit may leave with no topic above
+    # the floor (fit-24 does): tagged means read and stored, topics or none.
     paper = Paper.objects.get(arxiv_id="1707.08567")
-    assert paper.tags.exists()
+    assert paper.tagged_at is not None
+    assert paper.tags_json is not None
     assert not PendingLookup.objects.exists()
     second = client.post(
         "/api/v1/papers/lookup", {"ids": ["1707.08567"]}, content_type="application/json"
     ).json()
     assert second["pending"] == []
     assert second["papers"][0]["arxiv_id"] == "1707.08567"
-    assert second["papers"][0]["tags"]
+    assert len(second["papers"][0]["tags"]) == paper.tags.count()  # what was stored, topics or none

@@ -5,7 +5,7 @@ when" walk-through on the recorded arXiv feeds."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from io import StringIO
 
 import pytest
@@ -171,9 +171,12 @@ def test_weekly_digests_go_out_on_the_chosen_evening_once(flaky, topics):
     weekly = reader("weekly", topics["offline"])
     digest_settings_update(user=weekly, frequency="weekly", weekday="friday")
     arrived(topics=[topics["offline"]])
-    # 2026-12-03 is a Thursday, 2026-12-04 a Friday (21:30 in New York is 02:30 UTC next day).
-    thursday_evening = datetime(2026, 12, 4, 2, 30, tzinfo=UTC)
-    friday_evening = datetime(2026, 12, 5, 2, 30, tzinfo=UTC)
+    # The next Thursday and Friday evenings in New York after the papers arrived (now): 21:30
+    # there is 02:30 UTC the next day in winter, 22:30 in summer, the same evening either way.
+    today = timezone.now().date()
+    thursday = today + timedelta(days=(3 - today.weekday()) % 7 or 7)
+    thursday_evening = datetime.combine(thursday + timedelta(days=1), time(2, 30), tzinfo=UTC)
+    friday_evening = thursday_evening + timedelta(days=1)
 
     def run(now):
         run = digests_plan(now=now)
