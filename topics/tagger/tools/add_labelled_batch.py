@@ -25,6 +25,7 @@ from topics.tagger import load_taxonomy_files
 from topics.tagger.tools.rss_corpus import corpus_files, read_file
 
 PAPER_KEYS = ("id", "title", "abstract", "categories", "authors", "announced")
+TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"
 
 
 def announcement_dates(folder: Path) -> dict[str, str]:
@@ -44,15 +45,11 @@ def announcement_dates(folder: Path) -> dict[str, str]:
     return dates
 
 
-TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"
-
-
 def drop_implied(row: dict, parents: dict[str, str | None]) -> tuple[dict, int, int]:
     """The label without the ancestors of its clear topics (they are implied; the labelling
     brief asks judges not to list them): a clear topic that is an ancestor of another clear one,
     an acceptable one that is clear or an ancestor of a clear one. Returns the label and how many
     clear and acceptable slugs were dropped."""
-
     implied = {a for s in row["topics"] for a in ancestors(s, parents)}
     topics = [s for s in dict.fromkeys(row["topics"]) if s not in implied]
     acceptable = [

@@ -207,9 +207,10 @@ def main() -> None:
         parents = {slug: spec.parent for slug, spec in specs.items()}
         labelled = clear_counts(load_set("train"), parents)
         known = {slug for slug in known if labelled[slug] < args.below}
+        print(f"{len(known)} known topics with fewer than {args.below} clear labels")
     if args.only:
         known &= {s.strip() for s in args.only.split(",")}
-        print(f"{len(known)} known topics with fewer than {args.below} clear labels")
+        print(f"{len(known)} of them in --only")
 
     def order(slug: str, i: int) -> tuple[float, int]:
         score = -float(topic_scores[slug][i]) if args.order == "score" else 0.0
