@@ -67,7 +67,9 @@ def test_unjudged_keeps_only_new_pairs_and_hides_how_the_tagger_carries_them():
         block("alpha", [("a1", "chip"), ("a2", "held back")], ["p1"], page_size=2, pool_size=1),
         block("beta", [("b1", "implied")], [], page_size=1, pool_size=0),
     ]
+    blocks[0]["papers"][1]["score"] = 0.41  # the tagger's score: the judges must not see it
     todo = unjudged(blocks, {("alpha", "a1"), ("beta", "b1")})
     assert [b["topic"] for b in todo] == ["alpha"]  # beta: nothing left to judge
     assert todo[0]["papers"] == [{"id": "a2", "kind": "page"}, {"id": "p1", "kind": "pool"}]
     assert blocks[0]["papers"][1]["carries"] == "held back"  # the record keeps it
+    assert blocks[0]["papers"][1]["score"] == 0.41

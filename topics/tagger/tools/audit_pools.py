@@ -8,8 +8,8 @@ or have it among their 10 best candidates, newest first. ``table``: precision of
 20 and recall estimated as tagged-and-right / (tagged-and-right + missed), where the page's
 right papers are precision x page size and the missed ones are the pool's "yes" share x the
 pool's full size. Each page paper records how it carries the topic (``carries``: one of its
-chips, implied by a narrower tag, or a tag the chip order held back), and ``table`` reports the
-judges' precision of each kind.
+chips, implied by a narrower tag, or a tag the chip order held back) and the tag's ``score``,
+and ``table`` reports the judges' precision of each kind.
 
     .venv/bin/python -m topics.tagger.tools.audit_pools pools --names ../shared/TOPICS.md --out DIR
         [--refined] [--reuse OLD_VERDICTS_DIR ...]
@@ -84,7 +84,9 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool =
     print(f"tagger {tagger.model_version}, {len(inputs)} sample papers")
     if tagger.context is not None:  # encoded once for both passes below (a third of an hour)
         tagger.remember_context([str(p["id"]) for p in inputs], tagger.context_of(inputs))
-    tags = [{t.slug: carried(t) for t in row} for row in tagger.tag_batch(inputs)]
+    tagged = tagger.tag_batch(inputs)
+    tags = [{t.slug: carried(t) for t in row} for row in tagged]
+    scores_of = [{t.slug: round(t.score, 4) for t in row} for row in tagged]
     scores = tagger.coherent_scores(inputs)
     top10 = [{tagger.index.slugs[j] for j in (-row).argsort()[:10] if row[j] > 0} for row in scores]
     index = phrase_index({s: specs[s] for s in known})
@@ -111,7 +113,11 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool =
                     {
                         "id": inputs[i]["id"],
                         "kind": kind,
-                        **({"carries": tags[i][slug]} if kind == "page" else {}),
+                        **(
+                            {"carries": tags[i][slug], "score": scores_of[i][slug]}
+                            if kind == "page"
+                            else {}
+                        ),
                         "title": inputs[i]["title"],
                         "abstract": inputs[i]["abstract"],
                     }  # fmt: skip
@@ -129,13 +135,17 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool =
         print(f"{sum(len(b['papers']) for b in todo)} of them not judged before ({out / 'todo'})")
 
 
+BLIND = ("carries", "score")  # what the judges must not see
+
+
 def unjudged(blocks: list[dict[str, Any]], judged) -> list[dict[str, Any]]:
     """The blocks' (topic, paper) pairs not in ``judged``, as the judges read them: blind to
-    how the tagger carries the topic (no ``carries``); blocks left with no paper are dropped."""
+    how the tagger carries the topic and how sure it is (no ``carries``, no ``score``); blocks
+    left with no paper are dropped."""
     todo = []
     for block in blocks:
         papers = [
-            {k: v for k, v in p.items() if k != "carries"}
+            {k: v for k, v in p.items() if k not in BLIND}
             for p in block["papers"]
             if (block["topic"], p["id"]) not in judged
         ]
