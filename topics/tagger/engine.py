@@ -23,9 +23,11 @@ import numpy as np
 from .chip_order import (
     CHIP_FEATURES,
     CHIP_ORDER_PATH,
+    LM_TOPIC_NAME,
     ChipOrder,
     chip_matrix,
     name_words,
+    speaks_of_language_models,
     topic_priors,
 )
 from .chips import ChipTag, chips_arrange
@@ -149,6 +151,9 @@ class Tagger:
         )
         names = {t.slug: t.name for t in topics}
         self._name_words = [name_words(names[slug]) for slug in self.index.slugs]
+        self._lm_topic = np.array(
+            [bool(LM_TOPIC_NAME.search(names[slug])) for slug in self.index.slugs], dtype=float
+        )
         for slug, papers in (examples or {}).items():
             for paper in papers:
                 self.apply_feedback(paper, slug, True)
@@ -426,7 +431,11 @@ class Tagger:
         hits = [self.matcher.match(t, a) for t, a in zip(titles, abstracts, strict=True)]
         usable = known | np.array([bool(h) for h in hits], dtype=bool)
         ids = [p.id for p in papers]
-        batch = EncodedBatch(vec, title_vec, hits, [p.categories for p in papers], usable, ids)
+        lm_said = [speaks_of_language_models(t, a) for t, a in zip(titles, abstracts, strict=True)]
+        batch = EncodedBatch(
+            vec, title_vec, hits, [p.categories for p in papers], usable, ids,
+            lm_said=np.array(lm_said, dtype=bool),
+        )  # fmt: skip
         if self.context is not None:
             batch.context_vec = self.context_of(papers)
             batch.joined_vec = self._join(vec, batch.context_vec)
@@ -607,6 +616,7 @@ class Tagger:
                 x = chip_matrix(
                     feats.values, i, shown, own,  # type: ignore[arg-type]
                     self.hierarchy.depth, phrased, priors, self._name_words,
+                    self._lm_topic, bool(batch.lm_said[i]),
                 )  # fmt: skip
                 out.append((i, shown, x))
         return out

@@ -93,6 +93,33 @@ def test_name_relations_tell_the_broader_wording_from_the_narrower():
     assert name_relations([frozenset({"a"})]).tolist() == [[0, 0, 0]]  # one chip: nothing beside
 
 
+def test_a_language_model_topic_on_a_paper_that_names_none_is_marked():
+    from topics.tagger.chip_order import LM_TOPIC_NAME, chip_matrix, speaks_of_language_models
+
+    names = ["LLM Unlearning", "Machine Unlearning", "Diffusion Language Models"]
+    lm_topic = np.array([bool(LM_TOPIC_NAME.search(n)) for n in names], dtype=float)
+    assert lm_topic.tolist() == [1, 0, 1]
+    vision = "Unlearning's Blind Spots", "We study machine unlearning of image classifiers."
+    text = "Forgetting in Llama-3", "We unlearn facts from instruction-tuned models."
+    assert not speaks_of_language_models(*vision)
+    assert speaks_of_language_models(*text)
+    assert speaks_of_language_models("Scaling laws", "for masked language modeling")
+    assert speaks_of_language_models("GPT-4o as a judge", "")
+    assert not speaks_of_language_models("Sparse LMMSE estimation", "of channels")  # a word
+
+    values = {f: np.zeros((1, 3)) for f in CHIP_FEATURES}
+    own = np.array([[0.9, 0.8, 0.3]])
+    words = [frozenset({n.lower()}) for n in names]
+
+    def unsaid(said: bool) -> list[float]:
+        x = chip_matrix(values, 0, [0, 1, 2], own, np.ones(3), set(), np.zeros((3, 3)), words,
+                        lm_topic, said)  # fmt: skip
+        return x[:, CHIP_FEATURES.index("lm_unsaid")].tolist()
+
+    assert unsaid(False) == [1, 0, 1]  # the LM-named topics, on a paper naming no LM
+    assert unsaid(True) == [0, 0, 0]
+
+
 def test_judged_priors_and_a_model_without_verdicts():
     from topics.tagger.chip_order import judged_priors, topic_priors
 
