@@ -334,3 +334,32 @@ def test_fitting_hooks_agree_with_tagging(tagger):
     finally:
         tagger.set_params(original)
     assert [t.slug for t in tagger.tag(papers[0])] == [t.slug for t in tags[0]]
+
+
+def test_a_chip_order_fitted_without_a_feature_never_reads_it(tagger):
+    """fit_chip_order(without=...): what a feature adds is measured by the same fit with the
+    feature held at 0; the model keeps every column (it loads as any other) and no tree
+    splits on the one held back, while the full fit does use it."""
+    import numpy as np
+
+    from topics.evaluation import load_set
+    from topics.tagger import PaperInput
+    from topics.tagger.chip_order import CHIP_FEATURES
+    from topics.tagger.training.chip_order import fit_chip_order
+
+    train = load_set("train")
+    train.papers = train.papers[:80]
+    gold, _, _ = train.gold({t.slug: t.parent for t in tagger.topics})
+    papers = [PaperInput.coerce(p) for p in train.papers]
+    verdicts = [(sorted(g), [], []) for g in gold]
+    score = CHIP_FEATURES.index("score")
+    full = fit_chip_order(tagger, papers, gold, verdicts=verdicts, folds=2)
+    held = fit_chip_order(tagger, papers, gold, verdicts=verdicts, folds=2, without=["score"])
+    assert full is not None
+    assert held is not None
+    assert held.features == full.features == CHIP_FEATURES
+    assert held.info["without"] == ["score"]
+    assert "without" not in full.info
+    assert score in set(full.feature.tolist())
+    assert score not in set(held.feature.tolist())
+    assert np.all(np.isfinite(held.predict(np.zeros((2, len(CHIP_FEATURES))))))

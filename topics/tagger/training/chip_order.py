@@ -76,13 +76,15 @@ def fit_chip_order(
     folds: int,
     log: Callable[[str], None] = lambda _: None,
     fold_params: Mapping[int, Any] | None = None,
+    without: Sequence[str] = (),
 ) -> ChipOrder | None:
     """The model fitted on every training paper's chips, with its out-of-fold figures in
     ``info``; None when fewer than :data:`MIN_PAPERS` papers have chips.
     ``verdicts``: per paper, the judges' (clear, acceptable, rejected) topics (the clear ones
     are the topics the judge wrote down, for "first chip a labelled topic"). ``fold_params``:
     the scorer of each fold (fitted on the others) to score its papers with, for a scorer that
-    would know its own training papers (boosted trees)."""
+    would know its own training papers (boosted trees). ``without``: features held at 0, to
+    measure what one adds (the rows keep every column, so the model loads as any other)."""
     from sklearn.ensemble import HistGradientBoostingClassifier  # fitting only
 
     saved, tagger.chip_order = tagger.chip_order, None  # rows in the scorer's order
@@ -121,6 +123,7 @@ def fit_chip_order(
     columns = np.array([tagger.index.pos[s] for _, slugs, _, _ in rows for s in slugs])
     judged = [CHIP_FEATURES.index(f) for f in JUDGED_FEATURES]
     x_all[:, judged] = out_of_fold_priors(counts, columns, fold_all)
+    x_all[:, [CHIP_FEATURES.index(f) for f in without]] = 0.0
     oof = np.zeros(len(y_all))
     for k in range(folds):
         train, held = fold_all != k, fold_all == k
@@ -145,6 +148,7 @@ def fit_chip_order(
         "method": "HistGradientBoostingClassifier on the chips of training papers",
         "boosting": BOOSTING,
         "scorer": tagger.params.version,
+        **({"without": list(without)} if without else {}),
         "papers": len(rows),
         "papers_several_chips": len(several),
         "chips": len(y_all),
