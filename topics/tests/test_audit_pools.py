@@ -73,3 +73,35 @@ def test_unjudged_keeps_only_new_pairs_and_hides_how_the_tagger_carries_them():
     assert todo[0]["papers"] == [{"id": "a2", "kind": "page"}, {"id": "p1", "kind": "pool"}]
     assert blocks[0]["papers"][1]["carries"] == "held back"  # the record keeps it
     assert blocks[0]["papers"][1]["score"] == 0.41
+
+
+def test_table_measures_pages_without_the_held_back_tags_below_a_score(tmp_path, capsys):
+    pools, verdicts = tmp_path / "pools", tmp_path / "verdicts"
+    pools.mkdir()
+    verdicts.mkdir()
+    alpha = block("alpha", [("a1", "chip"), ("a2", "held back"), ("a3", "held back")], [],
+                  page_size=30, pool_size=0)  # fmt: skip
+    delta = block("delta", [("d1", "chip"), ("d2", "held back")], ["p1"], page_size=10,
+                  pool_size=4)  # fmt: skip
+    for b, scores in ((alpha, [0.9, 0.4, 0.7]), (delta, [0.8, 0.3])):
+        for paper, score in zip(b["papers"], scores, strict=False):
+            paper["score"] = score
+    write_jsonl(pools / "audit_01.jsonl", [alpha, delta])
+    yes = {("alpha", "a1"), ("alpha", "a3"), ("delta", "d1"), ("delta", "d2")}
+    pairs = [("alpha", "a1"), ("alpha", "a2"), ("alpha", "a3"), ("delta", "d1"), ("delta", "d2")]
+    pairs += [("delta", "p1")]
+    write_jsonl(
+        verdicts / "verdicts_01.jsonl",
+        [{"topic": t, "id": i, "verdict": "yes" if (t, i) in yes else "no"} for t, i in pairs],
+    )
+    table(pools, [verdicts])
+    every = capsys.readouterr().out
+    assert "| Alpha | 30 | 3 | 0.67 | 0 | 0 | 0.00 | 1.00 |" in every
+    assert "| Delta | 10 | 2 | 1.00 | 4 | 1 | 0.00 | 1.00 |" in every
+
+    table(pools, [verdicts], held_back_below=0.5)
+    rule = capsys.readouterr().out
+    # alpha: a2 (wrong, 0.4) leaves, a3 (0.7) stays: 2 of 2 right on a page of 20
+    assert "| Alpha | 20 | 2 | 1.00 | 0 | 0 | 0.00 | 1.00 |" in rule
+    # delta: d2 was right and leaves: 5 right on the page, 5 more missed -> recall 0.50
+    assert "| Delta | 5 | 1 | 1.00 | 4 | 1 | 0.00 | 0.50 |" in rule

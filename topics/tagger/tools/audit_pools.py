@@ -13,7 +13,8 @@ and ``table`` reports the judges' precision of each kind.
 
     .venv/bin/python -m topics.tagger.tools.audit_pools pools --names ../shared/TOPICS.md --out DIR
         [--refined] [--reuse OLD_VERDICTS_DIR ...]
-    .venv/bin/python -m topics.tagger.tools.audit_pools table --pools DIR --verdicts DIR
+    .venv/bin/python -m topics.tagger.tools.audit_pools table --pools DIR --verdicts DIR \
+        [--held-back-below 0.5]   # what if held-back tags below 0.5 left the pages
 
 A verdict says whether a topic applies to a paper, whatever tagger listed it, so a later audit
 reuses the earlier ones: ``pools --reuse OLD_VERDICTS_DIR`` also writes ``DIR/todo/`` with only
@@ -154,7 +155,21 @@ def unjudged(blocks: list[dict[str, Any]], judged) -> list[dict[str, Any]]:
     return todo
 
 
-def table(pool_dir: Path, verdict_dirs: list[Path]) -> None:
+def leaves_page(paper: dict[str, Any], held_back_below: float | None) -> bool:
+    """Whether a judged page paper would leave the page under the rule "a tag the chip order
+    held back stays on the page only from ``held_back_below``" (None: every tag stays)."""
+    return (
+        held_back_below is not None
+        and paper.get("carries") == "held back"
+        and paper.get("score", 1.0) < held_back_below
+    )
+
+
+def table(pool_dir: Path, verdict_dirs: list[Path], held_back_below: float | None = None) -> None:
+    """The audit table. With ``held_back_below``, the figures pages would have if held-back
+    tags scoring below it left them: the judged page papers that leave are dropped from the
+    precision, the page shrinks by the same share, and the right ones among them count as
+    missed in the recall, as the pool's right papers do."""
     blocks = {}
     for path in sorted(pool_dir.glob("audit_*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -175,17 +190,22 @@ def table(pool_dir: Path, verdict_dirs: list[Path]) -> None:
                 count = by_carries.setdefault(paper["carries"], [0, 0])
                 count[0] += verdict == "yes"
                 count[1] += 1
-        right = sum(v == "yes" for v in judged_page)
-        precision = right / len(page) if page else None
+        gone = [leaves_page(p, held_back_below) for p in page]
+        kept = [v for v, g in zip(judged_page, gone, strict=True) if not g]
+        right = sum(v == "yes" for v in kept)
+        precision = right / len(kept) if kept else None
         missed_share = sum(v == "yes" for v in judged_pool) / len(pool) if pool else 0.0
-        tagged_right = (precision or 0.0) * block["page_size"]
+        tagged_right = (precision or 0.0) * block["page_size"] * len(kept) / max(len(page), 1)
+        left_right = sum(v == "yes" for v, g in zip(judged_page, gone, strict=True) if g)
         missed = missed_share * block["pool_size"]
+        missed += left_right * block["page_size"] / max(len(page), 1)
         recall = tagged_right / (tagged_right + missed) if tagged_right + missed else None
         if precision is not None:
             precisions.append(precision)
         if recall is not None:
             recalls.append(recall)
-        rows.append((block["name"], block["page_size"], len(page), precision, block["pool_size"],
+        size = round(block["page_size"] * len(kept) / len(page)) if page else 0
+        rows.append((block["name"], size, len(kept), precision, block["pool_size"],
                      len(pool), missed_share, recall))  # fmt: skip
     print(
         "| topic | page papers | judged | precision | pool | judged | pool right | recall (est.) |"
@@ -224,11 +244,16 @@ def main() -> None:
     t = sub.add_parser("table")
     t.add_argument("--pools", type=Path, required=True)
     t.add_argument("--verdicts", type=Path, action="append", required=True)
+    t.add_argument(
+        "--held-back-below",
+        type=float,
+        help="what if held-back tags scoring below this left the pages (pools with scores)",
+    )
     args = parser.parse_args()
     if args.step == "pools":
         pools(args.names, args.out, args.parts, args.reuse, args.refined)
     else:
-        table(args.pools, args.verdicts)
+        table(args.pools, args.verdicts, args.held_back_below)
 
 
 if __name__ == "__main__":
