@@ -16,7 +16,12 @@ import numpy as np
 
 from .heads import HeadView
 from .keywords import Hit
-from .memory import ExampleMemory, NeighbourMemory, normalize_rows  # noqa: F401 (re-export)
+from .memory import (  # noqa: F401 (ExampleMemory, NeighbourMemory, normalize_rows: re-export)
+    ExampleMemory,
+    NeighbourMemory,
+    normalize_rows,
+    top_k_per_row,
+)
 from .phrase_features import combined_features, phrase_features
 from .taxonomy import TopicSpec
 
@@ -379,7 +384,7 @@ def compute_features(
             continue
         k = min(k, t)
         m = np.where(np.isnan(mat), -np.inf, mat)
-        top = np.argpartition(-m, k - 1, axis=1)[:, :k].ravel()
+        top = top_k_per_row(m, k).ravel()
         at = np.repeat(np.arange(n), k)
         ok = np.isfinite(m[at, top]) & rows_ok[at]
         cand[at[ok], top[ok]] = True

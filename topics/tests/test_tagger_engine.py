@@ -490,6 +490,11 @@ def test_the_shipped_tagger_orders_each_papers_chips_by_the_chip_order_model(shi
         ordered = [t for t in tags if t.chip_order is not None]  # the chips it was asked about
         assert not any(t.implied for t in ordered)
         assert [t.rank for t in tags] == list(range(1, len(tags) + 1))
+        if not ordered:  # no specific topic above the floor (a few gold papers): no chips,
+            assert not chips  # at most an area, which is never a chip
+            areas = {t.slug for t in shipped_tagger.topics if t.parent is None}
+            assert {t.slug for t in tags} <= areas
+            continue
         if len(ordered) == 1:  # a paper's only chip: the model's P(right) is its confidence
             assert chips == ordered
             assert chips[0].confidence == chips[0].chip_order != chips[0].score
