@@ -13,8 +13,9 @@ chips and the judges know are added (``fit-20r``, docs/tagging.md): how the judg
 shown the topic on other training papers (a broad topic such as "Transformer Architectures" was
 "acceptable, not the paper's topic" on 80% of the papers it applied to, "LLM Unlearning" on 47%),
 and whether the chip's name is a broader or narrower wording of another chip's ("Inference-Time
-Scaling" beside "Diffusion Inference-Time Scaling"). It only reorders: the set of chips, their
-scores and everything else stay the scorer's.
+Scaling" beside "Diffusion Inference-Time Scaling"); since ``fit-26``, whether a topic named for
+language models sits on a paper that names none (``lm_unsaid``). It only reorders: the set of
+chips, their scores and everything else stay the scorer's.
 
 Fitted by ``topics.tagger.training.chip_order`` on the labelled training papers (each paper's
 kNN vote leaves it out and its heads are those of the other folds, as in the scorer's fit);
