@@ -431,10 +431,9 @@ class Tagger:
         hits = [self.matcher.match(t, a) for t, a in zip(titles, abstracts, strict=True)]
         usable = known | np.array([bool(h) for h in hits], dtype=bool)
         ids = [p.id for p in papers]
-        lm_said = [speaks_of_language_models(t, a) for t, a in zip(titles, abstracts, strict=True)]
         batch = EncodedBatch(
             vec, title_vec, hits, [p.categories for p in papers], usable, ids,
-            lm_said=np.array(lm_said, dtype=bool),
+            titles=titles, abstracts=abstracts,
         )  # fmt: skip
         if self.context is not None:
             batch.context_vec = self.context_of(papers)
@@ -613,10 +612,16 @@ class Tagger:
             shown = [t.key for t in chips_arrange(tags) if t.shown]  # topic columns
             if shown:
                 phrased = set(batch.hits[i])
+                # The text is searched only when a chip is named for language models: the
+                # feature is 0 for every other chip, whatever the paper says (64 us a paper).
+                lm_chip = self._lm_topic[np.asarray(shown, dtype=np.intp)].any()
+                lm_said = bool(lm_chip) and speaks_of_language_models(
+                    batch.titles[i], batch.abstracts[i]
+                )
                 x = chip_matrix(
                     feats.values, i, shown, own,  # type: ignore[arg-type]
                     self.hierarchy.depth, phrased, priors, self._name_words,
-                    self._lm_topic, bool(batch.lm_said[i]),
+                    self._lm_topic, lm_said,
                 )  # fmt: skip
                 out.append((i, shown, x))
         return out

@@ -251,8 +251,9 @@ class EncodedBatch:
     head_known: np.ndarray | None = None  # (N, T) bool: the topic has a head
     joined_vec: np.ndarray | None = None  # (N, D') refined stage: kNN and heads read these
     context_vec: np.ndarray | None = None  # (N, 384) refined stage: the contextual vectors
-    # (N,) bool: the paper names a language model (a chip-order feature, chip_order.LM_WORDS)
-    lm_said: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    # The cleaned texts, for what is read of only a few papers (chip_order's lm_unsaid).
+    titles: list[str] = field(default_factory=list)
+    abstracts: list[str] = field(default_factory=list)
 
 
 @dataclass
