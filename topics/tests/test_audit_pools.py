@@ -11,6 +11,14 @@ def write_jsonl(path, rows):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
+def write_verdicts(path, pairs, yes):
+    """One verdict line per (topic, id) pair: "yes" for the pairs in ``yes``."""
+    write_jsonl(
+        path,
+        [{"topic": t, "id": i, "verdict": "yes" if (t, i) in yes else "no"} for t, i in pairs],
+    )
+
+
 def block(slug, page, pool, *, page_size, pool_size):
     papers = [{"id": i, "kind": "page", **({"carries": c} if c else {})} for i, c in page]
     papers += [{"id": i, "kind": "pool"} for i in pool]
@@ -48,10 +56,7 @@ def test_table_reports_precision_recall_and_the_split_by_carries(tmp_path, capsy
     yes = {("alpha", "a1"), ("alpha", "a3"), ("alpha", "a4"), ("alpha", "p1"), ("beta", "b1")}
     pairs = [("alpha", i) for i in ("a1", "a2", "a3", "a4", "p1", "p2")]
     pairs += [("beta", "b1"), ("beta", "b2"), ("gamma", "c1")]
-    write_jsonl(
-        verdicts / "verdicts_01.jsonl",
-        [{"topic": t, "id": i, "verdict": "yes" if (t, i) in yes else "no"} for t, i in pairs],
-    )
+    write_verdicts(verdicts / "verdicts_01.jsonl", pairs, yes)
     table(pools, [verdicts])
     out = capsys.readouterr().out
     # alpha: 3 of 4 right; 30 right on the page of 40, pool half right -> 5 missed: 30 / 35
@@ -90,10 +95,7 @@ def test_table_measures_pages_without_the_held_back_tags_below_a_score(tmp_path,
     yes = {("alpha", "a1"), ("alpha", "a3"), ("delta", "d1"), ("delta", "d2")}
     pairs = [("alpha", "a1"), ("alpha", "a2"), ("alpha", "a3"), ("delta", "d1"), ("delta", "d2")]
     pairs += [("delta", "p1")]
-    write_jsonl(
-        verdicts / "verdicts_01.jsonl",
-        [{"topic": t, "id": i, "verdict": "yes" if (t, i) in yes else "no"} for t, i in pairs],
-    )
+    write_verdicts(verdicts / "verdicts_01.jsonl", pairs, yes)
     table(pools, [verdicts])
     every = capsys.readouterr().out
     assert "| Alpha | 30 | 3 | 0.67 | 0 | 0 | 0.00 | 1.00 |" in every

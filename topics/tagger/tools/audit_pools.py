@@ -85,9 +85,7 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool =
     print(f"tagger {tagger.model_version}, {len(inputs)} sample papers")
     if tagger.context is not None:  # encoded once for both passes below (a third of an hour)
         tagger.remember_context([str(p["id"]) for p in inputs], tagger.context_of(inputs))
-    tagged = tagger.tag_batch(inputs)
-    tags = [{t.slug: carried(t) for t in row} for row in tagged]
-    scores_of = [{t.slug: round(t.score, 4) for t in row} for row in tagged]
+    tags = [{t.slug: t for t in row} for row in tagger.tag_batch(inputs)]
     scores = tagger.coherent_scores(inputs)
     top10 = [{tagger.index.slugs[j] for j in (-row).argsort()[:10] if row[j] > 0} for row in scores]
     index = phrase_index({s: specs[s] for s in known})
@@ -115,7 +113,10 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool =
                         "id": inputs[i]["id"],
                         "kind": kind,
                         **(
-                            {"carries": tags[i][slug], "score": scores_of[i][slug]}
+                            {
+                                "carries": carried(tags[i][slug]),
+                                "score": round(tags[i][slug].score, 4),
+                            }
                             if kind == "page"
                             else {}
                         ),
@@ -193,20 +194,19 @@ def table(pool_dir: Path, verdict_dirs: list[Path], held_back_below: float | Non
         gone = [leaves_page(p, held_back_below) for p in page]
         kept = [v for v, g in zip(judged_page, gone, strict=True) if not g]
         right = sum(v == "yes" for v in kept)
+        left_right = sum(v == "yes" for v, g in zip(judged_page, gone, strict=True) if g)
         precision = right / len(kept) if kept else None
         missed_share = sum(v == "yes" for v in judged_pool) / len(pool) if pool else 0.0
-        tagged_right = (precision or 0.0) * block["page_size"] * len(kept) / max(len(page), 1)
-        left_right = sum(v == "yes" for v, g in zip(judged_page, gone, strict=True) if g)
-        missed = missed_share * block["pool_size"]
-        missed += left_right * block["page_size"] / max(len(page), 1)
+        stands_for = block["page_size"] / len(page) if page else 0.0  # page papers per judged one
+        tagged_right = right * stands_for
+        missed = missed_share * block["pool_size"] + left_right * stands_for
         recall = tagged_right / (tagged_right + missed) if tagged_right + missed else None
         if precision is not None:
             precisions.append(precision)
         if recall is not None:
             recalls.append(recall)
-        size = round(block["page_size"] * len(kept) / len(page)) if page else 0
-        rows.append((block["name"], size, len(kept), precision, block["pool_size"],
-                     len(pool), missed_share, recall))  # fmt: skip
+        rows.append((block["name"], round(len(kept) * stands_for), len(kept), precision,
+                     block["pool_size"], len(pool), missed_share, recall))  # fmt: skip
     print(
         "| topic | page papers | judged | precision | pool | judged | pool right | recall (est.) |"
     )
