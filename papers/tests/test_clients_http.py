@@ -76,7 +76,9 @@ def make_http(gate, sleeps):
     made: list[ArxivHttp] = []
 
     def make(**options) -> ArxivHttp:
-        options.setdefault("timeout", 0.5)
+        # Generous unless a test times out on purpose (those pass timeout=0.3 against the fake's
+        # 2 s stall): at 0.5 s a loaded CI machine timed out a plain 404, the retry got a 200.
+        options.setdefault("timeout", 5.0)
         http = ArxivHttp(gate, user_agent=AGENT, sleep=sleeps, **options)
         made.append(http)
         return http
