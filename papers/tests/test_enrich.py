@@ -33,7 +33,7 @@ def empty_cache():
 
 @pytest.fixture
 def openalex():
-    with FakeOpenAlex(stall_seconds=2.0) as fake:
+    with FakeOpenAlex(stall_seconds=5.0) as fake:
         yield fake
 
 
@@ -41,7 +41,7 @@ def client_for(fake, *, attempts: int = 4, use_cache: bool = True) -> OpenAlexCl
     http = ArxivHttp(
         LocalRequestGate(0.0),
         user_agent="Paperscope/test (mailto:ops@example.org)",
-        timeout=0.5,
+        timeout=1.5,  # well past a loaded machine's answer, well short of the fake's 5 s stall
         max_attempts=attempts,
         sleep=lambda seconds: None,
         service="OpenAlex",
