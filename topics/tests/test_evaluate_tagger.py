@@ -150,7 +150,7 @@ def test_fit_tagger_with_a_context_weight_fits_the_refined_stage(tmp_path):
     import numpy as np
 
     from topics.tagger.chip_order import ChipOrder
-    from topics.tagger.contextual import ContextualEmbedder, load_context_vectors
+    from topics.tagger.contextual import ContextualEmbedder, load_context_vectors, model_file
     from topics.tagger.heads import TopicHeads
 
     out = StringIO()
@@ -160,7 +160,7 @@ def test_fit_tagger_with_a_context_weight_fits_the_refined_stage(tmp_path):
         "--context-weight", "0.7", "--trees", "--out", str(target), stdout=out,
     )  # fmt: skip
     text = out.getvalue()
-    assert "contextual vectors (minilm-int8-96) of 60 papers" in text
+    assert f"contextual vectors ({model_file()[2]}) of 60 papers" in text
     fitted = ScorerParams.load(target)
     assert fitted.embedding["context_weight"] == 0.7
     assert fitted.fit["command"].endswith(" --context-weight 0.7 --top-k-context 10 --trees")

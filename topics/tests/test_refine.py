@@ -16,12 +16,13 @@ from papers.tests.factories import paper_create
 from topics.models import PaperTopic
 from topics.runtime import tagger_reset
 from topics.services.tagging import papers_refine, papers_tag
+from topics.tagger.contextual import model_file
 from topics.tasks import refine_tags_task
 from topics.tests.learning_setup import GNN_PAPER, OFFLINE_PAPER, PPO_PAPER
 
 pytestmark = pytest.mark.django_db
 
-REFINED_MARK = "+minilm-int8-96"
+REFINED_MARK = "+" + model_file()[2]  # the shipped encoder's name, e.g. minilm-int8-96
 
 
 def tagged_papers() -> list[Paper]:

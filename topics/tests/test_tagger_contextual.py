@@ -4,6 +4,8 @@ vote and the heads, and the shipped refined model in topics/tagger/model/refined
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -54,9 +56,19 @@ def test_context_tells_related_papers_from_unrelated_ones(encoder):
 def test_a_damaged_model_file_is_refused(monkeypatch, tmp_path):
     damaged = tmp_path / "model.onnx"
     damaged.write_bytes(b"not a model")
-    monkeypatch.setattr(contextual, "_model_file", lambda: (damaged, "0" * 64))
+    monkeypatch.setattr(contextual, "_package_model", lambda: (damaged, "0" * 64))
     with pytest.raises(ContextModelError, match="sha256"):
-        ContextualEmbedder()
+        ContextualEmbedder(fine_tuned=False)
+
+
+def test_a_fine_tuned_model_that_does_not_match_its_record_is_refused(tmp_path):
+    (tmp_path / contextual.ENCODER_FILE).write_bytes(b"not a model")
+    (tmp_path / contextual.ENCODER_INFO).write_text(json.dumps({"sha256": "0" * 64}))
+    (tmp_path / contextual.TOKENIZER_FILE).write_bytes(
+        (contextual.CONTEXT_DIR / contextual.TOKENIZER_FILE).read_bytes()
+    )
+    with pytest.raises(ContextModelError, match="sha256"):
+        ContextualEmbedder(folder=tmp_path)
 
 
 def test_saved_vectors_load_for_the_same_encoder_only(encoder, tmp_path):
