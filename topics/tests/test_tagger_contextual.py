@@ -4,6 +4,7 @@ vote and the heads, and the shipped refined model in topics/tagger/model/refined
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -59,6 +60,27 @@ def test_a_damaged_model_file_is_refused(monkeypatch, tmp_path):
     monkeypatch.setattr(contextual, "_package_model", lambda: (damaged, "0" * 64))
     with pytest.raises(ContextModelError, match="sha256"):
         ContextualEmbedder(fine_tuned=False)
+
+
+def test_a_fine_tuned_model_replaces_the_package_model_and_renames_the_encoder(encoder, tmp_path):
+    # the package's own file stands in for a fine-tuned one: the folder's record decides
+    package_file, _, package_name = contextual.model_file(tmp_path)
+    assert package_name == encoder.name == f"minilm-int8-{contextual.MAX_TOKENS}"
+    data = package_file.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    (tmp_path / contextual.ENCODER_FILE).write_bytes(data)
+    (tmp_path / contextual.ENCODER_INFO).write_text(json.dumps({"sha256": digest}))
+    (tmp_path / contextual.TOKENIZER_FILE).write_bytes(
+        (contextual.CONTEXT_DIR / contextual.TOKENIZER_FILE).read_bytes()
+    )
+    tuned = ContextualEmbedder(folder=tmp_path)
+    assert tuned.name == f"minilm-ft{digest[:8]}-int8-{contextual.MAX_TOKENS}"
+    texts = ["Message passing neural networks on graphs", "Streaming speech recognition"]
+    assert np.allclose(tuned.encode_raw(texts), encoder.encode_raw(texts), atol=1e-5)
+    # vectors cached under the package encoder's name are not this encoder's
+    path = tmp_path / "labelled_context.npz"
+    save_context_vectors(path, ["2501.00001"], encoder.encode(texts[:1]), encoder.name)
+    assert load_context_vectors(path, tuned) == {}
 
 
 def test_a_fine_tuned_model_that_does_not_match_its_record_is_refused(tmp_path):
