@@ -6,14 +6,30 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import pytest
 from django.test import Client
 
+from accounts import throttling
 from accounts.tests.digests_support import flaky  # noqa: F401  (a fixture for the digest tests)
 from accounts.tests.factories import api_token
 from papers.services import lookup
+
+
+@pytest.fixture
+def low_rates(settings, monkeypatch):
+    """API rates a test can reach (5 a minute signed in, 3 anonymous), and the throttles' clock
+    held still: their windows are fixed, aligned to the minute, so requests that straddled a
+    minute's end would start a new count and a fourth guess would pass (seen once in CI)."""
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"user": "5/min", "anon": "3/min"},
+    }
+    now = time.time()
+    monkeypatch.setattr(throttling, "time", SimpleNamespace(time=lambda: now))
 
 
 @pytest.fixture(autouse=True)

@@ -26,14 +26,6 @@ from papers.apis import PaperLookupApi
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def low_rates(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"user": "5/min", "anon": "3/min"},
-    }
-
-
 def _basic(username: str, password: str) -> dict:
     raw = base64.b64encode(f"{username}:{password}".encode()).decode()
     return {"Authorization": f"Basic {raw}"}

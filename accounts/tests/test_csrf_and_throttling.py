@@ -65,14 +65,6 @@ def test_page_forms_need_the_csrf_token(owner):
     assert ListItem.objects.count() == 0
 
 
-@pytest.fixture
-def low_rates(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"user": "5/min", "anon": "3/min"},
-    }
-
-
 @pytest.mark.parametrize("way_in", ["session", "token"])
 def test_a_user_over_the_rate_gets_429_with_retry_after(way_in, low_rates, owner, other):
     caller = as_session(owner) if way_in == "session" else as_token(owner)
