@@ -33,6 +33,16 @@ path's top 10 and the name matches, used up by batches h and i, do not):
         --corpus ../shared/data/arxiv/rss/cs.LG_daily_2025H1_gz --names ../shared/TOPICS.md \
         --below 1000 --only SLUG,SLUG,... --per-topic 18 --per-other 0 --order score \
         --no-fill --top-k 20 --refined --count 820 --parts 6 --out /tmp/batch-j
+
+A gold batch (``--gold``): test papers, so drawn and shown as the first gold papers were. The
+eligible papers are the cs.LG-primary ``new`` announcements of the gold window (2025-05-19 ..
+2025-06-27) in neither labelled set, taken in crc32 order of the id (no topic quotas: a test set
+has the field's own mix), and the pools carry no candidates: the first reading is blind to the
+tagger, whose tags a pooled pass judges afterwards (``pool_candidates``):
+
+    .venv/bin/python -m topics.tagger.tools.sample_for_labelling \
+        --corpus ../shared/data/arxiv/rss/cs.LG_daily_2025H1_gz --gold --count 240 --parts 6 \
+        --out /tmp/gold-b
 """
 
 from __future__ import annotations
@@ -55,15 +65,15 @@ from topics.tagger.tools.rss_corpus import read_corpus
 
 TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"
 GOLD_START = date(2025, 5, 19)
+GOLD_END = date(2025, 6, 27)  # the gold window's last announcement day
 
 
 def known_names(path: Path) -> set[str]:
-    """Topic names of a TOPICS.md-style file: the comma-separated lines after the prose."""
-    names: set[str] = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.count(",") >= 3 and not line.startswith("#"):
-            names |= {n.strip().rstrip(",") for n in line.split(",") if n.strip()}
-    return names
+    """Topic names of a TOPICS.md-style file: its last paragraph, one comma-separated list
+    wrapped over lines. Read as a paragraph, not line by line: the list's last line may hold
+    a single comma ("World Model Learning, World Models"), and the prose has commas too."""
+    paragraphs = re.split(r"\n\s*\n", path.read_text(encoding="utf-8").strip())
+    return {n.strip() for n in paragraphs[-1].replace("\n", " ").split(",") if n.strip()}
 
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -109,6 +119,44 @@ def crc(paper_id: str) -> int:
     return zlib.crc32(paper_id.encode())
 
 
+def pool_row(p, drawn_for: str, candidates: list[str]) -> dict:
+    """One paper as a judge reads it (``announced``: the day before the capture file's date)."""
+    return {
+        "id": p.id,
+        "title": p.title,
+        "abstract": p.abstract,
+        "categories": list(p.categories),
+        "authors": list(p.authors),
+        "announced": (p.file_date - timedelta(days=1)).isoformat(),
+        "drawn_for": drawn_for,
+        "candidates": candidates,
+    }
+
+
+def write_pools(pools: list[dict], out: Path, parts: int) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    size = -(-len(pools) // parts)
+    for n in range(parts):
+        with open(out / f"pool_{n + 1}.jsonl", "w", encoding="utf-8") as fh:
+            for item in pools[n * size : (n + 1) * size]:
+                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+
+
+def gold_batch(corpus: Path, taken: set[str], count: int) -> list[dict]:
+    """The first ``count`` eligible gold-window papers in crc32 order, without candidates."""
+    eligible = [
+        p
+        for p in read_corpus(corpus, announce_types=("new",))
+        if p.id not in taken
+        and p.abstract
+        and p.categories[:1] == ("cs.LG",)
+        and GOLD_START <= p.file_date - timedelta(days=1) <= GOLD_END
+    ]
+    print(f"{len(eligible)} eligible gold-window papers")
+    chosen = sorted(eligible, key=lambda p: crc(p.id))[:count]
+    return [pool_row(p, "gold:crc32", []) for p in chosen]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, required=True)
@@ -147,6 +195,9 @@ def main() -> None:
         default=[],
         help="JSONL files whose ids are already taken (earlier batches)",
     )
+    parser.add_argument(
+        "--gold", action="store_true", help="a gold batch: the gold window, crc32, no candidates"
+    )
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
 
@@ -157,6 +208,11 @@ def main() -> None:
     for path in args.exclude:
         with path.open(encoding="utf-8") as fh:
             taken |= {json.loads(line)["id"] for line in fh if line.strip()}
+    if args.gold:
+        pools = gold_batch(args.corpus, taken, args.count)
+        write_pools(pools, args.out, args.parts)
+        print(f"{len(pools)} gold papers drawn")
+        return
     papers = [
         p
         for p in read_corpus(args.corpus, end=GOLD_START, announce_types=("new", "cross"))
@@ -242,24 +298,8 @@ def main() -> None:
         for slug in main_ranked[i][: args.pool] + fallback_ranked[i][: args.pool]:
             if slug not in shown:
                 shown.append(slug)
-        pools.append(
-            {
-                "id": p.id,
-                "title": p.title,
-                "abstract": p.abstract,
-                "categories": list(p.categories),
-                "authors": list(p.authors),
-                "announced": (p.file_date - timedelta(days=1)).isoformat(),
-                "drawn_for": chosen[i],
-                "candidates": [f"{s} ({specs[s].name})" for s in shown],
-            }
-        )
-    args.out.mkdir(parents=True, exist_ok=True)
-    size = -(-len(pools) // args.parts)
-    for n in range(args.parts):
-        with open(args.out / f"pool_{n + 1}.jsonl", "w", encoding="utf-8") as fh:
-            for item in pools[n * size : (n + 1) * size]:
-                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+        pools.append(pool_row(p, chosen[i], [f"{s} ({specs[s].name})" for s in shown]))
+    write_pools(pools, args.out, args.parts)
     reasons: dict[str, int] = defaultdict(int)
     for why in chosen.values():
         reasons[why.split(":")[0]] += 1
