@@ -363,3 +363,19 @@ def test_a_chip_order_fitted_without_a_feature_never_reads_it(tagger):
     assert score in set(full.feature.tolist())
     assert score not in set(held.feature.tolist())
     assert np.all(np.isfinite(held.predict(np.zeros((2, len(CHIP_FEATURES))))))
+
+
+def test_evaluate_tagger_papers_keeps_one_batch_of_the_set(tmp_path):
+    """``--papers FILE``: only the set's papers that FILE lists (a gold batch on its own)."""
+    batch = tmp_path / "batch.jsonl"
+    ids = ["2505.19719", "2505.10665", "not-a-gold-paper"]  # gold batch b, gold batch a, neither
+    batch.write_text("".join(json.dumps({"id": i}) + "\n" for i in ids), encoding="utf-8")
+    report = tmp_path / "metrics.json"
+    call_command(
+        "evaluate_tagger", "--papers", str(batch), "--bootstrap", "20",
+        "--json", str(report), stdout=StringIO(),
+    )  # fmt: skip
+    data = json.loads(report.read_text())
+    assert sorted(p["id"] for p in data["per_paper"]) == ["2505.10665", "2505.19719"]
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("evaluate_tagger", "--papers", str(tmp_path / "missing.jsonl"))

@@ -156,6 +156,14 @@ class Command(BaseCommand):
             action="store_true",
             help="the refined stage's tagger (contextual encoder, topics/tagger/model/refined/)",
         )
+        parser.add_argument(
+            "--papers",
+            type=Path,
+            action="append",
+            default=[],
+            help="only the set's papers listed in this papers file (one batch of the set, e.g. "
+            "topics/evaluation/gold/papers/02-may-jun-2025-b.jsonl); repeatable",
+        )
         parser.add_argument("--limit", type=int, default=0, help="only the first N papers")
         parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
 
@@ -167,6 +175,14 @@ class Command(BaseCommand):
             evalset = load_set(options["set_name"])
         except (FileNotFoundError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
+        if options["papers"]:
+            wanted = set()
+            for path in options["papers"]:
+                if not path.exists():
+                    raise CommandError(f"{path}: no such file")
+                with path.open(encoding="utf-8") as fh:
+                    wanted |= {str(json.loads(line)["id"]) for line in fh if line.strip()}
+            evalset.papers = [p for p in evalset.papers if str(p["id"]) in wanted]
         if options["limit"]:
             evalset.papers = evalset.papers[: options["limit"]]
         if not evalset.papers:

@@ -1,12 +1,18 @@
-"""Add a labelled batch to the training set: the papers of the judged pool parts and their
-labels, as one papers file and one labels file under ``topics/evaluation/train/`` with their
-manifest lines. The announcement date is the feed's channel ``pubDate`` (the file name is the
-capture date), read from the corpus.
+"""Add a labelled batch to a labelled set (``--set``, the training set unless ``gold``): the
+papers of the judged pool parts and their labels, as one papers file and one labels file under
+``topics/evaluation/<set>/`` with their manifest lines. The announcement date is the feed's
+channel ``pubDate`` (the file name is the capture date), read from the corpus.
 
     .venv/bin/python -m topics.tagger.tools.add_labelled_batch \\
         --corpus ../shared/data/arxiv/rss/cs.LG_daily_2025H1_gz --pools /work/labelling/parts \\
         --labels /work/labelling/out --name 07-first-reading-g --papers-name 02-batch-g \\
         --what "batch g: ..."
+
+A pooled pass over papers the set already holds (``--pooled``): the judges' ``verdicts_*.jsonl``
+(clear, acceptable and rejected topics) as one labels file, no papers file:
+
+    .venv/bin/python -m topics.tagger.tools.add_labelled_batch --set gold --pooled \\
+        --labels /work/labelling/pooled --name 08-pooled-fit-27r-fit-27 --what "..."
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from topics.evaluation import EVAL_DIR, MANIFEST
+from topics.evaluation import EVAL_DIR, MANIFEST, load_set
 from topics.evaluation.metrics import ancestors
 from topics.tagger import load_taxonomy_files
 from topics.tagger.tools.rss_corpus import corpus_files, read_file
@@ -59,28 +65,82 @@ def drop_implied(row: dict, parents: dict[str, str | None]) -> tuple[dict, int, 
     return {**row, "topics": topics, "acceptable": acceptable}, *dropped
 
 
+def add_to_manifest(entries: list[dict]) -> None:
+    """The manifest with ``entries`` at its end (replacing any earlier lines of their files)."""
+    manifest_path = EVAL_DIR / MANIFEST
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    files = {e["file"] for e in entries}
+    manifest["files"] = [e for e in manifest["files"] if e["file"] not in files] + entries
+    manifest_path.write_text(
+        json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+
+
+def read_labels(folder: Path, pattern: str, keys: tuple[str, ...], parents) -> tuple[dict, list]:
+    """id -> label row (``keys`` only, implied ancestors dropped) from the judges' files, and
+    how many clear and acceptable slugs were dropped."""
+    labels, dropped = {}, [0, 0]
+    for path in sorted(folder.glob(pattern)):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                row = {k: row.get(k, "" if k == "note" else []) for k in keys}
+                labels[row["id"]], clear, acceptable = drop_implied(row, parents)
+                dropped[0] += clear
+                dropped[1] += acceptable
+    return labels, dropped
+
+
+def add_pooled(args, parents) -> None:
+    """A pooled pass's verdicts as one labels file of the set: only papers the set holds."""
+    keys = ("id", "topics", "acceptable", "rejected", "note")
+    labels, _ = read_labels(args.labels, "verdicts_*.jsonl", keys, parents)
+    held = {p["id"] for p in load_set(args.set).papers}
+    strangers = sorted(set(labels) - held)
+    if strangers:
+        raise SystemExit(f"not in the {args.set} set: {', '.join(strangers[:5])}")
+    labels_path = EVAL_DIR / args.set / "labels" / f"{args.name}.jsonl"
+    with labels_path.open("w", encoding="utf-8") as fh:
+        for row in labels.values():
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    file = labels_path.relative_to(EVAL_DIR).as_posix()
+    add_to_manifest(
+        [
+            {
+                "file": file,
+                "kind": "labels",
+                "pass": "pooled",
+                "set": args.set,
+                "papers": len(labels),
+                "what": args.what,
+            }
+        ]
+    )
+    print(f"{len(labels)} papers' verdicts; wrote {labels_path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, required=True)
-    parser.add_argument("--pools", type=Path, required=True, help="folder of part_*.jsonl")
-    parser.add_argument("--labels", type=Path, required=True, help="folder of labels_*.jsonl")
+    parser.add_argument("--set", choices=("train", "gold"), default="train")
+    parser.add_argument("--pooled", action="store_true", help="a pooled pass's verdicts")
+    parser.add_argument("--corpus", type=Path, help="the RSS corpus (not for --pooled)")
+    parser.add_argument("--pools", type=Path, help="folder of part_*.jsonl (not for --pooled)")
+    parser.add_argument(
+        "--labels", type=Path, required=True, help="folder of labels_*.jsonl (verdicts_*.jsonl)"
+    )
     parser.add_argument("--name", required=True, help="labels file name, without .jsonl")
-    parser.add_argument("--papers-name", required=True, help="papers file name, without .jsonl")
+    parser.add_argument("--papers-name", help="papers file name, without .jsonl")
     parser.add_argument("--what", required=True, help="the manifest's description")
     args = parser.parse_args()
 
     parents = {t.slug: t.parent for t in load_taxonomy_files(TAXONOMY_DIR).topics}
-    labels = {}
-    dropped = [0, 0]
-    for path in sorted(args.labels.glob("labels_*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                row = {k: row.get(k, [] if k != "note" else "") for k in (
-                    "id", "topics", "acceptable", "note")}  # fmt: skip
-                labels[row["id"]], clear, acceptable = drop_implied(row, parents)
-                dropped[0] += clear
-                dropped[1] += acceptable
+    if args.pooled:
+        add_pooled(args, parents)
+        return
+    if not (args.corpus and args.pools and args.papers_name):
+        parser.error("a first reading needs --corpus, --pools and --papers-name")
+    keys = ("id", "topics", "acceptable", "note")
+    labels, dropped = read_labels(args.labels, "labels_*.jsonl", keys, parents)
     pool = {}
     for path in sorted(args.pools.glob("part_*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -88,8 +148,8 @@ def main() -> None:
             pool[row["id"]] = row
     dates = announcement_dates(args.corpus)
     ids = [i for i in pool if i in labels]
-    papers_path = EVAL_DIR / "train" / "papers" / f"{args.papers_name}.jsonl"
-    labels_path = EVAL_DIR / "train" / "labels" / f"{args.name}.jsonl"
+    papers_path = EVAL_DIR / args.set / "papers" / f"{args.papers_name}.jsonl"
+    labels_path = EVAL_DIR / args.set / "labels" / f"{args.name}.jsonl"
     with papers_path.open("w", encoding="utf-8") as fh:
         for i in ids:
             paper = {**pool[i], "announced": dates.get(i, pool[i]["announced"])}
@@ -97,17 +157,17 @@ def main() -> None:
     with labels_path.open("w", encoding="utf-8") as fh:
         for i in ids:
             fh.write(json.dumps(labels[i], ensure_ascii=False) + "\n")
-    manifest_path = EVAL_DIR / MANIFEST
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    papers_file = papers_path.relative_to(EVAL_DIR).as_posix()
-    labels_file = labels_path.relative_to(EVAL_DIR).as_posix()
-    entries = [e for e in manifest["files"] if e["file"] not in {papers_file, labels_file}]
-    common = {"set": "train", "papers": len(ids), "what": args.what}
-    entries.append({"file": papers_file, "kind": "papers", **common})
-    entries.append({"file": labels_file, "kind": "labels", "pass": "first-reading", **common})
-    manifest["files"] = entries
-    manifest_path.write_text(
-        json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    common = {"set": args.set, "papers": len(ids), "what": args.what}
+    add_to_manifest(
+        [
+            {"file": papers_path.relative_to(EVAL_DIR).as_posix(), "kind": "papers", **common},
+            {
+                "file": labels_path.relative_to(EVAL_DIR).as_posix(),
+                "kind": "labels",
+                "pass": "first-reading",
+                **common,
+            },
+        ]
     )
     print(
         f"{len(ids)} papers labelled of {len(pool)} pooled; wrote {papers_path} and {labels_path}; "

@@ -15,6 +15,9 @@ what makes its recall measurable (issue 4); it changes no scorer.
         --papers topics/evaluation/train/papers/03-batch-h.jsonl --out /tmp/pool-h
     .venv/bin/python -m topics.tagger.tools.pool_candidates --set gold \
         --variant old/scorer.json,old/labelled_papers.jsonl.gz --top 12 --parts 7 --out /tmp/gold
+
+``--refined`` pools the refined stage's candidates too (the contextual encoder; the tags most
+pages show), before the fast path's.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 
 from topics.evaluation import load_set
 from topics.tagger import Tagger, load_taxonomy_files
+from topics.tagger.contextual import ContextualEmbedder
 
 TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"  # topics/taxonomy
 
@@ -59,11 +63,16 @@ def main() -> None:
         default=[],
         help="pool only the papers of these JSONL files (e.g. a new batch's papers file)",
     )
+    parser.add_argument(
+        "--refined", action="store_true", help="also the refined stage's candidates (first)"
+    )
     args = parser.parse_args()
 
     taxonomy = load_taxonomy_files(TAXONOMY_DIR)
     specs = {t.slug: t for t in taxonomy.topics}
     taggers = [Tagger(taxonomy.topics), Tagger(taxonomy.topics, neighbours=[])]
+    if args.refined:
+        taggers.insert(0, Tagger(taxonomy.topics, context=ContextualEmbedder()))
     for variant in args.variant:
         scorer, _, labelled = variant.partition(",")
         taggers.append(Tagger(taxonomy.topics, params=scorer, neighbours=labelled or None))
