@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,6 +133,11 @@ def load_labels(name: str, folder: Path = EVAL_DIR) -> tuple[dict[str, Label], l
         judged = set(label.topics) | set(label.acceptable)
         label.rejected = [s for s in label.rejected if s not in judged]
     return labels, [p.relative_to(folder).as_posix() for p in files], duplicates
+
+
+def ids_in(paths: Iterable[Path]) -> set[str]:
+    """The paper ids of JSONL files (a batch's papers, an earlier pool): each line's ``id``."""
+    return {str(row["id"]) for path in paths for row in _read_jsonl(path)}
 
 
 def load_set(name: str, folder: Path = EVAL_DIR) -> EvalSet:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from topics.tagger import load_taxonomy_files
 from topics.tagger.tools.add_labelled_batch import TAXONOMY_DIR, drop_implied
+from topics.tagger.tools.parts import write_parts
 from topics.tagger.tools.rss_corpus import read_file
 from topics.tagger.tools.sample_for_labelling import crc, gold_batch, known_names
 
@@ -111,3 +112,14 @@ def test_a_gold_batch_is_blind_random_and_from_the_gold_window_only(tmp_path):
     assert {r["announced"] for r in rows} == {"2025-05-20"}
     assert all(r["candidates"] == [] and r["drawn_for"] == "gold:crc32" for r in rows)
     assert [r["id"] for r in gold_batch(tmp_path, taken, count=3)] == ids[:3]
+
+
+def test_write_parts_splits_rows_in_order_over_named_files(tmp_path):
+    """The judges' files of every tool: ``parts`` files, rows in order, the last ones shorter."""
+    rows = [{"id": str(i)} for i in range(7)]
+    write_parts(rows, tmp_path / "out", 3, "audit_{n:02d}.jsonl")
+
+    files = sorted((tmp_path / "out").iterdir())
+    assert [f.name for f in files] == ["audit_01.jsonl", "audit_02.jsonl", "audit_03.jsonl"]
+    read = [[json.loads(line)["id"] for line in f.read_text().splitlines()] for f in files]
+    assert read == [["0", "1", "2"], ["3", "4", "5"], ["6"]]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from topics.evaluation import load_set
+from topics.evaluation import ids_in, load_set
 from topics.evaluation.metrics import PaperEval, Pred, evaluate
 
 # (key, label, target text, check) — check(value) is True when the target is met.
@@ -176,12 +176,13 @@ class Command(BaseCommand):
         except (FileNotFoundError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
         if options["papers"]:
-            wanted = set()
-            for path in options["papers"]:
-                if not path.exists():
-                    raise CommandError(f"{path}: no such file")
-                with path.open(encoding="utf-8") as fh:
-                    wanted |= {str(json.loads(line)["id"]) for line in fh if line.strip()}
+            missing = [str(path) for path in options["papers"] if not path.exists()]
+            if missing:
+                raise CommandError(f"{', '.join(missing)}: no such file")
+            try:
+                wanted = ids_in(options["papers"])
+            except ValueError as exc:
+                raise CommandError(str(exc)) from exc
             evalset.papers = [p for p in evalset.papers if str(p["id"]) in wanted]
         if options["limit"]:
             evalset.papers = evalset.papers[: options["limit"]]

@@ -32,6 +32,7 @@ from typing import Any
 
 from topics.tagger import Tagger, load_taxonomy_files
 from topics.tagger.contextual import ContextualEmbedder
+from topics.tagger.tools.parts import write_parts
 from topics.tagger.tools.rss_corpus import read_corpus
 from topics.tagger.tools.sample_for_labelling import known_names, phrase_hits, phrase_index
 
@@ -39,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[3]
 TAXONOMY_DIR = ROOT / "topics" / "taxonomy"
 SAMPLE_DIR = ROOT / "data" / "sample" / "rss"
 PAGE, POOL = 20, 15
+AUDIT_FILE = "audit_{n:02d}.jsonl"
 
 
 def read_verdicts(folders: list[Path]) -> dict[tuple[str, str], str]:
@@ -52,15 +54,6 @@ def read_verdicts(folders: list[Path]) -> dict[tuple[str, str], str]:
                     row = json.loads(line)
                     verdicts[(row["topic"], row["id"])] = row["verdict"]
     return verdicts
-
-
-def write_parts(blocks: list[dict[str, Any]], out: Path, parts: int) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    size = -(-len(blocks) // parts)
-    for n in range(parts):
-        with open(out / f"audit_{n + 1:02d}.jsonl", "w", encoding="utf-8") as fh:
-            for block in blocks[n * size : (n + 1) * size]:
-                fh.write(json.dumps(block, ensure_ascii=False) + "\n")
 
 
 def carried(tag) -> str:
@@ -128,12 +121,12 @@ def pools(names: Path, out: Path, parts: int, reuse: list[Path], refined: bool =
                 ],
             }
         )
-    write_parts(blocks, out, parts)
+    write_parts(blocks, out, parts, AUDIT_FILE)
     print(f"{len(blocks)} topics, {sum(len(b['papers']) for b in blocks)} papers to judge")
     if reuse:
         judged = read_verdicts(reuse)
         todo = unjudged(blocks, judged)
-        write_parts(todo, out / "todo", parts)
+        write_parts(todo, out / "todo", parts, AUDIT_FILE)
         print(f"{sum(len(b['papers']) for b in todo)} of them not judged before ({out / 'todo'})")
 
 

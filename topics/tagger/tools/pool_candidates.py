@@ -23,12 +23,12 @@ pages show), before the fast path's.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from topics.evaluation import load_set
+from topics.evaluation import ids_in, load_set
 from topics.tagger import Tagger, load_taxonomy_files
 from topics.tagger.contextual import ContextualEmbedder
+from topics.tagger.tools.parts import write_parts
 
 TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"  # topics/taxonomy
 
@@ -89,10 +89,7 @@ def main() -> None:
             parent = specs[parent].parent
         return out
 
-    wanted: set[str] = set()
-    for path in args.papers:
-        with path.open(encoding="utf-8") as fh:
-            wanted |= {str(json.loads(line)["id"]) for line in fh if line.strip()}
+    wanted = ids_in(args.papers)
 
     pools = []
     for paper in labelled_set.papers:
@@ -129,12 +126,7 @@ def main() -> None:
                 ],
             }
         )
-    args.out.mkdir(parents=True, exist_ok=True)
-    size = -(-len(pools) // args.parts)
-    for n in range(args.parts):
-        with open(args.out / f"pool_{n + 1}.jsonl", "w", encoding="utf-8") as fh:
-            for item in pools[n * size : (n + 1) * size]:
-                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+    write_parts(pools, args.out, args.parts, "pool_{n}.jsonl")
     to_judge = sum(len(p["to_judge"]) for p in pools)
     print(f"{len(pools)} papers, {to_judge} topics to judge ({to_judge / len(pools):.1f} a paper)")
 

@@ -48,7 +48,6 @@ tagger, whose tags a pooled pass judges afterwards (``pool_candidates``):
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import zlib
 from collections import Counter, defaultdict
@@ -57,10 +56,11 @@ from pathlib import Path
 
 import numpy as np
 
-from topics.evaluation import load_set
+from topics.evaluation import ids_in, load_set
 from topics.evaluation.metrics import Parents, expand
 from topics.tagger import Tagger, load_taxonomy_files
 from topics.tagger.contextual import ContextualEmbedder
+from topics.tagger.tools.parts import write_parts
 from topics.tagger.tools.rss_corpus import read_corpus
 
 TAXONOMY_DIR = Path(__file__).resolve().parents[2] / "taxonomy"
@@ -133,15 +133,6 @@ def pool_row(p, drawn_for: str, candidates: list[str]) -> dict:
     }
 
 
-def write_pools(pools: list[dict], out: Path, parts: int) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    size = -(-len(pools) // parts)
-    for n in range(parts):
-        with open(out / f"pool_{n + 1}.jsonl", "w", encoding="utf-8") as fh:
-            for item in pools[n * size : (n + 1) * size]:
-                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
-
-
 def gold_batch(corpus: Path, taken: set[str], count: int) -> list[dict]:
     """The first ``count`` eligible gold-window papers in crc32 order, without candidates."""
     eligible = [
@@ -205,12 +196,10 @@ def main() -> None:
     specs = {t.slug: t for t in taxonomy.topics}
     by_name = {t.name: t.slug for t in taxonomy.topics}
     taken = {p["id"] for name in ("train", "gold") for p in load_set(name).papers}
-    for path in args.exclude:
-        with path.open(encoding="utf-8") as fh:
-            taken |= {json.loads(line)["id"] for line in fh if line.strip()}
+    taken |= ids_in(args.exclude)
     if args.gold:
         pools = gold_batch(args.corpus, taken, args.count)
-        write_pools(pools, args.out, args.parts)
+        write_parts(pools, args.out, args.parts, "pool_{n}.jsonl")
         print(f"{len(pools)} gold papers drawn")
         return
     papers = [
@@ -299,7 +288,7 @@ def main() -> None:
             if slug not in shown:
                 shown.append(slug)
         pools.append(pool_row(p, chosen[i], [f"{s} ({specs[s].name})" for s in shown]))
-    write_pools(pools, args.out, args.parts)
+    write_parts(pools, args.out, args.parts, "pool_{n}.jsonl")
     reasons: dict[str, int] = defaultdict(int)
     for why in chosen.values():
         reasons[why.split(":")[0]] += 1
