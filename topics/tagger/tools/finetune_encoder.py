@@ -29,6 +29,12 @@ saved one again. Seeded (``--seed``); one epoch on 12,563 papers takes 18 minute
 Measured once (docs/tagging.md, "A fine-tuned encoder for the refined stage"): the topics' texts
 move to their papers, the papers' neighbourhoods do not, and the refined stage refitted with it
 did no better on the gold set, so no fine-tuned encoder ships.
+
+``--target clear`` changes what the loss pulls a paper towards (:func:`paper_targets`): its clear
+topics only, with their acceptable topics as negatives, the choice a paper's first chip makes.
+With ``--holdout-fold F --cosines FILE`` the held-out fold's cosines to every topic's prototype
+and text are written for ``chip_order_probe`` (docs/tagging.md, "A fine-tuned encoder that tells
+the paper's topic from its neighbours").
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import math
 import shutil
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -65,17 +72,36 @@ TOPIC_TOKENS = 64
 FOLDS = 5
 
 
-def training_targets(holdout_fold: int | None):
-    """Papers' texts and, per paper, positive and masked topic columns (ancestors included,
-    areas never: an area is a label of the tree, not a topic a paper is filed under)."""
+TARGETS = ("all", "clear")
+
+
+def paper_targets(
+    clear: Sequence[str], acceptable: Sequence[str], parents, column, target: str = "all"
+) -> tuple[set[int], set[int]]:
+    """A paper's positive and masked topic columns (areas never count: an area is a label of
+    the tree, not a topic a paper is filed under). ``all``: its clear topics and their ancestors
+    positive, its acceptable topics masked (what the paper is about, broadly). ``clear``: its
+    clear topics positive, their ancestors masked (implied, never a chip) and its acceptable
+    topics negatives like any other: the paper should sit nearer the topics it is filed under
+    than the broader or sibling topics that merely apply, the choice its first chip makes."""
+
+    def columns(slugs) -> set[int]:
+        return {column[s] for s in slugs if s in column}
+
+    if target == "clear":
+        pos = columns(clear)
+        return pos, columns(expand(clear, parents)) - pos
+    pos = columns(expand(clear, parents))
+    return pos, columns(expand(acceptable, parents)) - pos
+
+
+def training_targets(holdout_fold: int | None, target: str = "all"):
+    """Papers' texts and, per paper, positive and masked topic columns
+    (:func:`paper_targets`), without the papers of fold ``holdout_fold``."""
     taxonomy = load_taxonomy_files(TAXONOMY_DIR)
     topics = [t for t in taxonomy.topics if not t.is_area]
     parents = {t.slug: t.parent for t in taxonomy.topics}
     column = {t.slug: i for i, t in enumerate(topics)}
-
-    def columns(slugs) -> set[int]:  # with their ancestors, areas left out
-        return {column[s] for s in expand(slugs, parents) if s in column}
-
     data = load_set("train")
     texts, positives, masked, ids = [], [], [], []
     for paper in data.papers:
@@ -83,13 +109,13 @@ def training_targets(holdout_fold: int | None):
         if holdout_fold is not None and fold_of(pid, FOLDS) == holdout_fold:
             continue
         label = data.labels[pid]
-        pos = columns(label.topics)
+        pos, mask = paper_targets(label.topics, label.acceptable, parents, column, target)
         if not pos:
             continue
         ids.append(pid)
         texts.append(context_text(paper["title"], paper["abstract"]))
         positives.append(sorted(pos))
-        masked.append(sorted(columns(label.acceptable) - pos))
+        masked.append(sorted(mask))
     descriptions = [topic_texts(t)[0] for t in topics]  # "name: description", as ctx_desc reads
     return ids, texts, positives, masked, descriptions
 
@@ -110,7 +136,10 @@ def fine_tune(args) -> Path:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
-    _, texts, positives, masked, descriptions = training_targets(args.holdout_fold)
+    _, texts, positives, masked, descriptions = training_targets(args.holdout_fold, args.target)
+    if args.limit:  # a quick run of the whole tool (a smoke test), not a model to keep
+        keep = slice(0, args.limit)
+        texts, positives, masked = texts[keep], positives[keep], masked[keep]
     print(f"{len(texts)} training papers, {len(descriptions)} topics", flush=True)
     path = str(weights.get_model_path())
     tokenizer = AutoTokenizer.from_pretrained(path)
@@ -182,12 +211,41 @@ def fine_tune(args) -> Path:
                     f"epoch {epoch + 1} step {step}/{total}: {losses} ({rate:.1f} papers/s)",
                     flush=True,
                 )
+    if args.cosines is not None:
+        with torch.no_grad():
+            model.eval()
+            write_cosines(args, encode, torch.nn.functional.normalize(prototypes, dim=-1))
     saved = Path(args.out) / "float"  # kept until the export below succeeds
     model.save_pretrained(saved)
     tokenizer.save_pretrained(saved)
     target = export(saved, args)
     shutil.rmtree(saved)
     return target
+
+
+def write_cosines(args, encode, prototypes) -> None:
+    """For the papers of the held-out fold (which the fine-tuning never saw), each paper's cosine
+    to every topic's learned prototype and to its "name: description" text, as
+    ``--cosines`` npz (``ids``, ``slugs``, ``prototype``, ``text``, float16): what
+    ``chip_order_probe`` reads to measure what they add to the chip order."""
+    import torch
+
+    ids, texts, _, _, descriptions = training_targets(None)
+    held = [i for i, pid in enumerate(ids) if fold_of(pid, FOLDS) == args.holdout_fold]
+    chunks = range(0, len(held), 64)
+    papers = torch.cat([encode([texts[i] for i in held[k : k + 64]], MAX_TOKENS) for k in chunks])
+    topic_text = torch.cat(
+        [encode(descriptions[k : k + 64], TOPIC_TOKENS) for k in range(0, len(descriptions), 64)]
+    )
+    taxonomy = load_taxonomy_files(TAXONOMY_DIR)
+    np.savez_compressed(
+        args.cosines,
+        ids=np.array([ids[i] for i in held]),
+        slugs=np.array([t.slug for t in taxonomy.topics if not t.is_area]),
+        prototype=(papers @ prototypes.T).numpy().astype(np.float16),
+        text=(papers @ topic_text.T).numpy().astype(np.float16),
+    )
+    print(f"wrote {args.cosines} ({len(held)} held-out papers)", flush=True)
 
 
 def last_hidden_state(model):
@@ -295,6 +353,8 @@ def export(saved: Path, args) -> Path:
         "scale": args.scale,
         "topic_batch": args.topic_batch,
         "topic_weight": args.topic_weight,
+        "target": args.target,
+        "limit": args.limit,
         "seed": args.seed,
         "command": "python -m topics.tagger.tools.finetune_encoder " + " ".join(sys.argv[1:]),
     }
@@ -347,6 +407,13 @@ def main() -> int:
     parser.add_argument("--scale", type=float, default=20.0)
     parser.add_argument("--topic-batch", type=int, default=32)
     parser.add_argument("--topic-weight", type=float, default=1.0)
+    parser.add_argument(
+        "--target", choices=TARGETS, default="all", help="what the loss pulls a paper towards"
+    )
+    parser.add_argument(
+        "--cosines", type=Path, help="write the held-out fold's topic cosines here (npz)"
+    )
+    parser.add_argument("--limit", type=int, default=0, help="fine-tune on the first N papers")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--check", action="store_true", help="compare kNN recall on the fold")
@@ -355,6 +422,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.holdout_fold is not None and not 0 <= args.holdout_fold < FOLDS:
         parser.error(f"--holdout-fold must be 0-{FOLDS - 1}")
+    if args.cosines is not None and args.holdout_fold is None:
+        parser.error("--cosines needs --holdout-fold (the papers the fine-tuning does not see)")
     if args.check:
         if args.holdout_fold is None:
             parser.error("--check needs --holdout-fold")
