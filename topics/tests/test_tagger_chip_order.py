@@ -166,7 +166,7 @@ def test_a_chips_verdict_features_never_count_its_own_papers_verdicts():
 def test_the_fit_reports_the_first_three_chips_as_readers_see_them_with_the_bar():
     # What fit_chip_order records out of fold: with every chip shown, and with the chips after
     # the first held back below chips.MIN_CHIP_ORDER, as chips_arrange shows them.
-    from topics.tagger.training.chip_order import _first_rates
+    from topics.tagger.training.chip_order import first_rates
 
     rows = [
         ([0, 1, 2], ["a", "b", "c"], {"a", "b"}, {"a"}),  # c is wrong and unlikely
@@ -174,8 +174,8 @@ def test_the_fit_reports_the_first_three_chips_as_readers_see_them_with_the_bar(
     ]
     p = np.array([0.9, 0.6, 0.2, 0.45, 0.7])
 
-    every = _first_rates(rows, p)
-    held = _first_rates(rows, p, min_order=0.5)
+    every = first_rates(rows, p)
+    held = first_rates(rows, p, min_order=0.5)
 
     assert every == {
         "first_chip_right": 1.0,

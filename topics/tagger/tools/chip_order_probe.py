@@ -28,26 +28,21 @@ from pathlib import Path
 
 import numpy as np
 
+from topics.tagger.training.chip_order import ChipPaper, first_rates
+
 INNER_FOLDS = 5
 
 
-def chip_gaps(values: np.ndarray, groups: Sequence[Sequence[int]]) -> np.ndarray:
-    """Each row's value minus the best value among its paper's chips (``groups``: row indices
-    per paper)."""
+def chip_gaps(values: np.ndarray, papers: Sequence[ChipPaper]) -> np.ndarray:
+    """Each row's value minus the best value among its paper's chips."""
     out = np.zeros_like(values, dtype=np.float64)
-    for at in groups:
+    for at, *_ in papers:
         out[at] = values[at] - values[at].max(axis=0)
     return out
 
 
-def first_chip_right(groups: Sequence[Sequence[int]], right: np.ndarray, p: np.ndarray) -> float:
-    """Share of papers whose best-``p`` chip is right (ties: the earlier chip, the scorer's)."""
-    hits = [bool(right[at][int(np.argmax(p[at]))]) for at in groups]
-    return sum(hits) / len(hits) if hits else 0.0
-
-
 def second_stage(
-    groups: Sequence[Sequence[int]],
+    papers: Sequence[ChipPaper],
     right: np.ndarray,
     p_order: np.ndarray,
     scores: np.ndarray,
@@ -55,13 +50,14 @@ def second_stage(
 ) -> tuple[float, float]:
     """First chip right of a logistic second stage over the chip order's P(right) (log-odds and
     gap to the paper's best), without and with ``scores`` (rows x k, and their gaps), out of
-    fold by ``inner`` (each row's inner fold, the same for all rows of a paper)."""
+    fold by ``inner`` (each row's inner fold, the same for all rows of a paper). ``papers`` as
+    :func:`~topics.tagger.training.chip_order.first_rates` reads them, ``right`` per row."""
     from sklearn.linear_model import LogisticRegression  # development only
 
     p = np.clip(p_order, 1e-6, 1 - 1e-6)
     logit = np.log(p / (1 - p))
-    base = np.column_stack([logit, chip_gaps(logit, groups)])
-    full = np.column_stack([base, scores, chip_gaps(scores, groups)])
+    base = np.column_stack([logit, chip_gaps(logit, papers)])
+    full = np.column_stack([base, scores, chip_gaps(scores, papers)])
     results = []
     for x in (base, full):
         oof = np.zeros(len(right))
@@ -69,7 +65,7 @@ def second_stage(
             train, held = inner != k, inner == k
             model = LogisticRegression(max_iter=1000).fit(x[train], right[train])
             oof[held] = model.predict_proba(x[held])[:, 1]
-        results.append(first_chip_right(groups, right, oof))
+        results.append(first_rates(papers, oof)["first_chip_right"])
     return results[0], results[1]
 
 
@@ -101,81 +97,59 @@ def main() -> None:
     django.setup()
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    from topics.tagger.chip_order import CHIP_FEATURES, JUDGED_FEATURES
-    from topics.tagger.engine import Tagger
-    from topics.tagger.taxonomy import load_taxonomy_files
-    from topics.tagger.training.chip_order import BOOSTING, out_of_fold_priors, verdict_counts
-    from topics.tagger.training.crossval import fold_of
-    from topics.tagger.training.pipeline import (
-        TAXONOMY_DIR,
-        FitOptions,
-        _training_data,
-        heads_out_of_fold,
-    )
+    from topics.tagger.chip_order import CHIP_FEATURES
+    from topics.tagger.tools.fit_chip_order import scored_training_papers
+    from topics.tagger.training.chip_order import BOOSTING, chip_rows
 
     row_of, arrays, score_slugs = read_scores(args.scores)
     score_col = {s: j for j, s in enumerate(score_slugs)}
-    taxonomy = load_taxonomy_files(TAXONOMY_DIR)
-    opts = FitOptions()
-    data = _training_data(taxonomy, opts, print)
-    tagger = Tagger(taxonomy.topics)
-    view = tagger.heads_view()
-    if view is None:
-        raise SystemExit("the shipped tagger has no heads: refit with manage.py fit_tagger")
-    heads_out_of_fold(tagger, data.papers, data.y, opts.folds, heads=view.heads)
+    tagger, data, opts = scored_training_papers()
     tagger.chip_order = None  # rows in the scorer's order, as fit_chip_order makes them
     candidates = tagger.chip_candidates(data.papers)
+    chips = chip_rows(tagger, data.papers, candidates, data.gold, data.verdicts, opts.folds)
+    ids = [p.id for p, (slugs, _) in zip(data.papers, candidates, strict=True) if slugs]
+    probed = [
+        (paper, pid)
+        for paper, pid in zip(chips.papers, ids, strict=True)
+        if len(paper[0]) >= 2 and pid in row_of
+    ]
+    p_order = np.zeros(len(chips.right))
+    for k in sorted({int(chips.fold[paper[0][0]]) for paper, _ in probed}):
+        train, held = chips.fold != k, chips.fold == k
+        model = HistGradientBoostingClassifier(**BOOSTING).fit(chips.x[train], chips.right[train])
+        p_order[held] = model.predict_proba(chips.x[held])[:, 1]
 
-    xs: list[np.ndarray] = []
-    right: list[bool] = []
-    fold: list[int] = []
-    columns: list[int] = []
-    groups: list[tuple[list[int], int, list[str], str]] = []
-    for paper, (slugs, x), gold in zip(data.papers, candidates, data.gold, strict=True):
-        if not slugs:
-            continue
-        at = list(range(len(right), len(right) + len(slugs)))
-        xs.append(x)
-        right += [s in gold for s in slugs]
-        fold += [fold_of(paper.id, opts.folds)] * len(slugs)
-        columns += [tagger.index.pos[s] for s in slugs]
-        if len(slugs) >= 2 and paper.id in row_of:
-            groups.append((at, row_of[paper.id], slugs, paper.id))
-    x_all, y_all, fold_all = np.vstack(xs), np.asarray(right), np.asarray(fold)
-    counts = verdict_counts(data.papers, data.verdicts, tagger.index.pos, opts.folds)
-    judged = [CHIP_FEATURES.index(f) for f in JUDGED_FEATURES]
-    x_all[:, judged] = out_of_fold_priors(counts, np.asarray(columns), fold_all)
-    p_order = np.zeros(len(y_all))
-    for k in sorted({fold_all[at[0]] for at, _, _, _ in groups}):
-        train, held = fold_all != k, fold_all == k
-        model = HistGradientBoostingClassifier(**BOOSTING).fit(x_all[train], y_all[train])
-        p_order[held] = model.predict_proba(x_all[held])[:, 1]
-
-    rows = [i for at, _, _, _ in groups for i in at]
+    # The probed papers' rows, numbered from 0 for the second stage.
+    rows = [i for (at, *_), _ in probed for i in at]
     local = {i: n for n, i in enumerate(rows)}
-    local_groups = [[local[i] for i in at] for at, _, _, _ in groups]
+    papers: list[ChipPaper] = [
+        ([local[i] for i in at], slugs, gold, named) for (at, slugs, gold, named), _ in probed
+    ]
     names = sorted(arrays)
     scores = np.array(
         [
-            [arrays[name][r, score_col[s]] if s in score_col else 0.0 for name in names]
-            for _, r, slugs, _ in groups
+            [arrays[name][row_of[pid], score_col[s]] if s in score_col else 0.0 for name in names]
+            for (_, slugs, *_), pid in probed
             for s in slugs
         ]
     )
     inner = np.array(
-        [zlib.crc32(f"{pid}/inner".encode()) % INNER_FOLDS for at, _, _, pid in groups for _ in at]
+        [zlib.crc32(f"{pid}/inner".encode()) % INNER_FOLDS for (at, *_), pid in probed for _ in at]
     )
-    right_rows, order_rows = y_all[rows], p_order[rows]
-    position = x_all[rows, CHIP_FEATURES.index("position")]
-    without, with_scores = second_stage(local_groups, right_rows, order_rows, scores, inner)
-    print(f"{len(groups)} papers with two chips or more in the files' folds; first chip right:")
-    print(f"  the scorer's order      {first_chip_right(local_groups, right_rows, -position):.4f}")
-    print(f"  the chip order          {first_chip_right(local_groups, right_rows, order_rows):.4f}")
+    right, order = chips.right[rows], p_order[rows]
+    position = chips.x[rows, CHIP_FEATURES.index("position")]
+    without, with_scores = second_stage(papers, right, order, scores, inner)
+
+    def first(score: np.ndarray) -> float:
+        return first_rates(papers, score)["first_chip_right"]
+
+    print(f"{len(papers)} papers with two chips or more in the files' folds; first chip right:")
+    print(f"  the scorer's order      {first(-position):.4f}")
+    print(f"  the chip order          {first(order):.4f}")
     print(f"  second stage            {without:.4f}")
     print(f"  second stage + scores   {with_scores:.4f}  ({', '.join(names)})")
     for j, name in enumerate(names):
-        alone = first_chip_right(local_groups, right_rows, scores[:, j])
-        print(f"  {name} alone {alone:.4f}")
+        print(f"  {name} alone {first(scores[:, j]):.4f}")
 
 
 if __name__ == "__main__":

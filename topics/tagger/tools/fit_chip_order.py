@@ -16,6 +16,30 @@ import os
 from pathlib import Path
 
 
+def scored_training_papers():
+    """The shipped fast tagger set to score the labelled training papers as the scorer's fit
+    does (kNN leaving the paper out, each paper's heads fitted on the other folds), with the
+    training data and the fit's options: ``(tagger, data, opts)``. Needs Django set up."""
+    from topics.tagger.engine import Tagger
+    from topics.tagger.taxonomy import load_taxonomy_files
+    from topics.tagger.training.pipeline import (
+        TAXONOMY_DIR,
+        FitOptions,
+        _training_data,
+        heads_out_of_fold,
+    )
+
+    taxonomy = load_taxonomy_files(TAXONOMY_DIR)
+    opts = FitOptions()
+    data = _training_data(taxonomy, opts, print)
+    tagger = Tagger(taxonomy.topics)  # the shipped scorer, labelled papers and heads
+    view = tagger.heads_view()
+    if view is None:
+        raise SystemExit("the shipped tagger has no heads: refit with manage.py fit_tagger")
+    heads_out_of_fold(tagger, data.papers, data.y, opts.folds, heads=view.heads)
+    return tagger, data, opts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="default: next to the shipped scorer")
@@ -28,28 +52,13 @@ def main() -> None:
 
     django.setup()
     from topics.tagger.chip_order import CHIP_FEATURES, CHIP_ORDER_PATH
-    from topics.tagger.engine import Tagger
-    from topics.tagger.taxonomy import load_taxonomy_files
     from topics.tagger.training.chip_order import fit_chip_order
-    from topics.tagger.training.pipeline import (
-        TAXONOMY_DIR,
-        FitOptions,
-        _training_data,
-        heads_out_of_fold,
-    )
 
     without = [f for f in args.without.split(",") if f]
     unknown = sorted(set(without) - set(CHIP_FEATURES))
     if unknown:
         raise SystemExit(f"not chip-order features: {', '.join(unknown)}")
-    taxonomy = load_taxonomy_files(TAXONOMY_DIR)
-    opts = FitOptions()
-    data = _training_data(taxonomy, opts, print)
-    tagger = Tagger(taxonomy.topics)  # the shipped scorer, labelled papers and heads
-    view = tagger.heads_view()
-    if view is None:
-        raise SystemExit("the shipped tagger has no heads: refit with manage.py fit_tagger")
-    heads_out_of_fold(tagger, data.papers, data.y, opts.folds, heads=view.heads)
+    tagger, data, opts = scored_training_papers()
     model = fit_chip_order(
         tagger, data.papers, data.gold, verdicts=data.verdicts, folds=opts.folds,
         log=print, without=without,

@@ -18,7 +18,7 @@ paper's only chip.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -42,9 +42,11 @@ BOOSTING = {
 
 
 MIN_PAPERS = 30
+# A paper's chips as first_rates reads them: (row indices, slugs, gold topics, judged clear).
+ChipPaper = tuple[list[int], list[str], set[str], set[str]]
 
 
-def _first_rates(papers, score: np.ndarray, *, min_order: float | None = None) -> dict[str, float]:
+def first_rates(papers, score: np.ndarray, *, min_order: float | None = None) -> dict[str, float]:
     """What a reader sees of the chips in ``score``'s order: the first chip right, a labelled
     topic, and the first three right with the chips shown (all of them; with ``min_order`` the
     first and those scoring at least that, as :func:`chips.chips_arrange` shows them)."""
@@ -103,26 +105,13 @@ def fit_chip_order(
     finally:
         tagger.chip_order = saved
         tagger.set_params(saved_params)
-    xs: list[np.ndarray] = []
-    y: list[bool] = []
-    fold: list[int] = []
-    rows: list[tuple[list[int], list[str], set[str], set[str]]] = []
-    for paper, (slugs, x), g, (named, _, _) in zip(papers, candidates, gold, verdicts, strict=True):
-        if not slugs:
-            continue
-        at = list(range(len(y), len(y) + len(slugs)))
-        rows.append((at, slugs, g, set(named)))
-        xs.append(x)
-        y += [s in g for s in slugs]
-        fold += [fold_of(paper.id, folds)] * len(slugs)
-    if len(rows) < MIN_PAPERS:
-        log(f"chip order: {len(rows)} papers with chips, too few to fit")
+    with_chips = sum(1 for slugs, _ in candidates if slugs)
+    if with_chips < MIN_PAPERS:
+        log(f"chip order: {with_chips} papers with chips, too few to fit")
         return None
-    x_all, y_all, fold_all = np.vstack(xs), np.asarray(y), np.asarray(fold)
-    counts = verdict_counts(papers, verdicts, tagger.index.pos, folds)
-    columns = np.array([tagger.index.pos[s] for _, slugs, _, _ in rows for s in slugs])
-    judged = [CHIP_FEATURES.index(f) for f in JUDGED_FEATURES]
-    x_all[:, judged] = out_of_fold_priors(counts, columns, fold_all)
+    x_all, y_all, fold_all, rows, counts = chip_rows(
+        tagger, papers, candidates, gold, verdicts, folds
+    )
     x_all[:, [CHIP_FEATURES.index(f) for f in without]] = 0.0
     oof = np.zeros(len(y_all))
     for k in range(folds):
@@ -132,8 +121,8 @@ def fit_chip_order(
             oof[held] = model.predict_proba(x_all[held])[:, 1]
     position = x_all[:, CHIP_FEATURES.index("position")]
     several = [r for r in rows if len(r[0]) >= 2]
-    before, after = _first_rates(several, -position), _first_rates(several, oof)
-    shown = _first_rates(several, oof, min_order=MIN_CHIP_ORDER)
+    before, after = first_rates(several, -position), first_rates(several, oof)
+    shown = first_rates(several, oof, min_order=MIN_CHIP_ORDER)
     single = np.array([r[0][0] for r in rows if len(r[0]) == 1], dtype=np.int64)
     score = x_all[:, CHIP_FEATURES.index("score")]
     alone = rounded(
@@ -181,6 +170,40 @@ def fit_chip_order(
     )
     model = HistGradientBoostingClassifier(**BOOSTING).fit(x_all, y_all)
     return ChipOrder.from_sklearn(model, CHIP_FEATURES, info)
+
+
+class ChipRows(NamedTuple):
+    x: np.ndarray  # (chips, CHIP_FEATURES)
+    right: np.ndarray  # (chips,) one of the paper's gold topics
+    fold: np.ndarray  # (chips,) the paper's cross-validation fold
+    papers: list[ChipPaper]  # papers with chips
+    counts: np.ndarray  # (folds, T, 3) verdict_counts
+
+
+def chip_rows(tagger, papers, candidates, gold, verdicts, folds: int) -> ChipRows:
+    """The training papers' chips as the chip order is fitted on them: one row of
+    :data:`CHIP_FEATURES` per chip (``candidates``: per paper, ``tagger.chip_candidates``'s
+    slugs and rows), its verdict features from the other folds' verdicts only
+    (:func:`out_of_fold_priors`), whether it is right, its paper's fold, and per paper with
+    chips ``(row indices, slugs, gold, the judges' clear topics)``."""
+    xs: list[np.ndarray] = []
+    y: list[bool] = []
+    fold: list[int] = []
+    rows: list[ChipPaper] = []
+    for paper, (slugs, x), g, (named, _, _) in zip(papers, candidates, gold, verdicts, strict=True):
+        if not slugs:
+            continue
+        at = list(range(len(y), len(y) + len(slugs)))
+        rows.append((at, slugs, g, set(named)))
+        xs.append(x)
+        y += [s in g for s in slugs]
+        fold += [fold_of(paper.id, folds)] * len(slugs)
+    x_all, y_all, fold_all = np.vstack(xs), np.asarray(y), np.asarray(fold)
+    counts = verdict_counts(papers, verdicts, tagger.index.pos, folds)
+    columns = np.array([tagger.index.pos[s] for _, slugs, _, _ in rows for s in slugs])
+    judged = [CHIP_FEATURES.index(f) for f in JUDGED_FEATURES]
+    x_all[:, judged] = out_of_fold_priors(counts, columns, fold_all)
+    return ChipRows(x_all, y_all, fold_all, rows, counts)
 
 
 def verdict_counts(papers, verdicts, pos: Mapping[str, int], folds: int) -> np.ndarray:
