@@ -63,6 +63,8 @@ def test_a_redis_outage_costs_the_cache_not_the_site(
             what="the worker to hold the countdown task",
         )
         time.sleep(max(0.0, started + 2 - time.monotonic()))
+        # A check answered while the kill lands sees the broker gone: "before" ends here.
+        stopping_at = time.monotonic()
         redis_server.stop()
         down_at = time.monotonic()
         time.sleep(OUTAGE_SECONDS)
@@ -90,7 +92,7 @@ def test_a_redis_outage_costs_the_cache_not_the_site(
     # /healthz: ok, then degraded naming the broker for the whole outage, then ok again.
     outage_checks = check_health_reports(
         traffic,
-        before=(started, down_at),
+        before=(started, stopping_at),
         outage=(down_at, restarting_at),
         after=(healthy_at, ended),
         down="broker",
