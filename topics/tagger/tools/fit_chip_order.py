@@ -3,7 +3,7 @@ next to them (``topics/tagger/model/chip_order.npz``); ``fit_tagger`` does the s
 every fit. Prints the out-of-fold figures it records. From the shipped files it does not
 reproduce the fit's own file byte for byte: for ``fit-27`` the chips and rows' scorer order are
 the same and the trees differ a little (first chip right out of fold 0.8294 against the fit's
-0.8287), as the tagger it rebuilds is not the fit's in every detail.
+0.8287); where the two routes part is not traced yet.
 
     DEBUG=1 .venv/bin/python -m topics.tagger.tools.fit_chip_order [--out PATH] \
         [--without FEATURE,...]   # what a feature adds: the same fit with it held at 0
