@@ -95,11 +95,9 @@ def main() -> None:
     import django
 
     django.setup()
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
     from topics.tagger.chip_order import CHIP_FEATURES
     from topics.tagger.tools.fit_chip_order import scored_training_papers
-    from topics.tagger.training.chip_order import BOOSTING, chip_rows
+    from topics.tagger.training.chip_order import chip_rows, out_of_fold_p
 
     row_of, arrays, score_slugs = read_scores(args.scores)
     score_col = {s: j for j, s in enumerate(score_slugs)}
@@ -113,11 +111,8 @@ def main() -> None:
         for paper, pid in zip(chips.papers, ids, strict=True)
         if len(paper[0]) >= 2 and pid in row_of
     ]
-    p_order = np.zeros(len(chips.right))
-    for k in sorted({int(chips.fold[paper[0][0]]) for paper, _ in probed}):
-        train, held = chips.fold != k, chips.fold == k
-        model = HistGradientBoostingClassifier(**BOOSTING).fit(chips.x[train], chips.right[train])
-        p_order[held] = model.predict_proba(chips.x[held])[:, 1]
+    probed_folds = sorted({int(chips.fold[paper[0][0]]) for paper, _ in probed})
+    p_order = out_of_fold_p(chips.x, chips.right, chips.fold, probed_folds)
 
     # The probed papers' rows, numbered from 0 for the second stage.
     rows = [i for (at, *_), _ in probed for i in at]

@@ -17,7 +17,7 @@ paper's only chip.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -113,12 +113,7 @@ def fit_chip_order(
         tagger, papers, candidates, gold, verdicts, folds
     )
     x_all[:, [CHIP_FEATURES.index(f) for f in without]] = 0.0
-    oof = np.zeros(len(y_all))
-    for k in range(folds):
-        train, held = fold_all != k, fold_all == k
-        if held.any():
-            model = HistGradientBoostingClassifier(**BOOSTING).fit(x_all[train], y_all[train])
-            oof[held] = model.predict_proba(x_all[held])[:, 1]
+    oof = out_of_fold_p(x_all, y_all, fold_all, np.unique(fold_all))
     position = x_all[:, CHIP_FEATURES.index("position")]
     several = [r for r in rows if len(r[0]) >= 2]
     before, after = first_rates(several, -position), first_rates(several, oof)
@@ -204,6 +199,21 @@ def chip_rows(tagger, papers, candidates, gold, verdicts, folds: int) -> ChipRow
     judged = [CHIP_FEATURES.index(f) for f in JUDGED_FEATURES]
     x_all[:, judged] = out_of_fold_priors(counts, columns, fold_all)
     return ChipRows(x_all, y_all, fold_all, rows, counts)
+
+
+def out_of_fold_p(
+    x: np.ndarray, right: np.ndarray, fold: np.ndarray, scored: Iterable[int]
+) -> np.ndarray:
+    """P(right) of the rows of each fold in ``scored`` by the chip-order trees fitted on the
+    other folds' rows (0 for the rows of folds not scored)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    p = np.zeros(len(right))
+    for k in scored:
+        train, held = fold != k, fold == k
+        model = HistGradientBoostingClassifier(**BOOSTING).fit(x[train], right[train])
+        p[held] = model.predict_proba(x[held])[:, 1]
+    return p
 
 
 def verdict_counts(papers, verdicts, pos: Mapping[str, int], folds: int) -> np.ndarray:
