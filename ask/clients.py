@@ -116,6 +116,11 @@ class LlmClient:
         except (httpx.TransportError, httpx.DecodingError) as exc:
             raise LlmTransientError(f"{type(exc).__name__}: {exc}") from exc
 
+    def complete(self, messages: list[dict], *, max_tokens: int = MAX_ANSWER_TOKENS) -> str:
+        """The whole answer at once (the same stream, joined), for callers that read it whole:
+        the tagger's filing pick (topics.services.filing)."""
+        return "".join(delta.text for delta in self.stream(messages, max_tokens=max_tokens))
+
     @staticmethod
     def _check_status(response: httpx.Response) -> None:
         status = response.status_code

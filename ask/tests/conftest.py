@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ask.tests.fake_llm import FakeLlm
 from papers.tests.factories import paper_create
 from tests.fake_arxiv import FakeArxiv, _Reply
+from tests.fake_llm import FakeLlm
 from topics.tests.factories import area_create, tag_create, topic_create
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

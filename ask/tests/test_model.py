@@ -92,7 +92,7 @@ def test_an_instruction_in_the_question_stays_a_question(agent_topic, fake_llm):
 
 def test_the_fake_model_really_obeys_instructions_outside_the_data(agent_topic, fake_llm):
     # The injection tests above can fail: this shows the fake obeys an unquoted instruction.
-    from ask.tests.fake_llm import fake_answer
+    from tests.fake_llm import fake_answer
 
     assert fake_answer([{"role": "user", "content": INJECTION}]) == "PWNED"
 

@@ -2,10 +2,15 @@
 
     manage.py evaluate_tagger [--set gold|train] [--per-topic] [--json out.json]
                               [--scorer path/to/scorer.json] [--from-db] [--limit N]
+                              [--refined] [--llm-pick]
 
 The tagger is built from the taxonomy files (topics/taxonomy), not the database, so the command
 works on a fresh checkout; ``--from-db`` uses the service's tagger (``tagger_get``) instead.
 Metric definitions: topics/evaluation/README.md and topics/evaluation/metrics.py.
+
+``--llm-pick`` asks the configured model server (``LLM_BASE_URL``, ``LLM_MODEL``) which of each
+paper's specific tags it would be filed under and makes that one the first chip before the
+metrics are computed (topics.services.filing); the figures then say what that step would give.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ask.clients import LlmError
 from topics.evaluation import ids_in, load_set
 from topics.evaluation.metrics import PaperEval, Pred, evaluate
 
@@ -67,8 +73,9 @@ def parents_of(tagger) -> dict[str, str | None]:
     return {t.slug: t.parent for t in tagger.topics}
 
 
-def run_evaluation(tagger, evalset, *, bootstrap_reps: int = 1000) -> dict:
-    """Tag the set's papers with ``tagger`` and compute every metric (a JSON-able dict)."""
+def run_evaluation(tagger, evalset, *, bootstrap_reps: int = 1000, llm=None) -> dict:
+    """Tag the set's papers with ``tagger`` and compute every metric (a JSON-able dict); with
+    ``llm`` (an ask.clients.LlmClient), the model picks each paper's first chip first."""
     from topics.tagger.engine import PaperInput
 
     parents = parents_of(tagger)
@@ -77,6 +84,9 @@ def run_evaluation(tagger, evalset, *, bootstrap_reps: int = 1000) -> dict:
     started = time.perf_counter()
     results = tagger.tag_batch(inputs)
     elapsed = time.perf_counter() - started
+    picks = None
+    if llm is not None:
+        results, picks = llm_first_chips(tagger, inputs, results, llm)
     papers = []
     for paper, tags, g, a in zip(inputs, results, gold, acceptable, strict=True):
         cands = [slug for slug, _ in tagger.candidates(paper, 50)]
@@ -103,6 +113,8 @@ def run_evaluation(tagger, evalset, *, bootstrap_reps: int = 1000) -> dict:
         )
     metrics = evaluate(papers, parents, min_tags=3, bootstrap_reps=bootstrap_reps)
     metrics["throughput"] = len(inputs) / elapsed if elapsed > 0 else 0.0
+    if picks is not None:
+        metrics["llm_pick"] = picks.as_dict()
     metrics["set"] = {
         "name": evalset.name,
         "papers": len(evalset.papers),
@@ -128,6 +140,22 @@ def run_evaluation(tagger, evalset, *, bootstrap_reps: int = 1000) -> dict:
         for p in papers
     ]
     return metrics
+
+
+def llm_first_chips(tagger, inputs, results, llm):
+    """The tags with the model's filing pick as each paper's first chip (and what it did)."""
+    from topics.services.filing import pick_first_chips
+
+    areas = {t.slug for t in tagger.topics if t.is_area}
+    descriptions = {t.slug: t.description for t in tagger.topics}
+    return pick_first_chips(
+        llm.complete,
+        inputs,
+        results,
+        areas=areas,
+        describe=lambda slug: descriptions.get(slug, ""),
+        model=llm.model,
+    )
 
 
 def _fmt(value) -> str:
@@ -166,6 +194,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--limit", type=int, default=0, help="only the first N papers")
         parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
+        parser.add_argument(
+            "--llm-pick",
+            action="store_true",
+            help="let the model server at LLM_BASE_URL pick each paper's first chip among its "
+            "specific tags (topics.services.filing) before measuring",
+        )
 
     def handle(self, *args, **options):
         scorer = options["scorer"]
@@ -188,17 +222,34 @@ class Command(BaseCommand):
             evalset.papers = evalset.papers[: options["limit"]]
         if not evalset.papers:
             raise CommandError(f"the {options['set_name']} set has no labelled papers")
+        llm = self._llm() if options["llm_pick"] else None
         started = time.perf_counter()
         tagger, source, tax_version = build_tagger(
             from_db=options["from_db"], scorer=scorer, refined=options["refined"]
         )
         build_s = time.perf_counter() - started
-        m = run_evaluation(tagger, evalset, bootstrap_reps=options["bootstrap"])
+        try:
+            m = run_evaluation(tagger, evalset, bootstrap_reps=options["bootstrap"], llm=llm)
+        except LlmError as exc:
+            # Figures over the papers the model happened to answer would not be comparable.
+            raise CommandError(f"the model server failed, nothing measured: {exc}") from exc
+        finally:
+            if llm is not None:
+                llm.close()
         m["tagger"].update({"source": source, "taxonomy_version": tax_version, "build_s": build_s})
         self._print(m, per_topic=options["per_topic"])
         if options["json"]:
             options["json"].write_text(json.dumps(m, indent=1) + "\n", encoding="utf-8")
             self.stdout.write(f"metrics written to {options['json']}")
+
+    @staticmethod
+    def _llm():
+        from ask.clients import LlmClient
+
+        llm = LlmClient.from_settings()
+        if llm is None:
+            raise CommandError("--llm-pick needs a model server: set LLM_BASE_URL (and LLM_MODEL)")
+        return llm
 
     def _print(self, m: dict, *, per_topic: bool) -> None:
         out = self.stdout.write
@@ -213,6 +264,13 @@ class Command(BaseCommand):
             f"decision rule: threshold {sel['threshold']}, floor {sel['floor']}, "
             f"min_tags {sel['min_tags']}, max_specific {sel['max_specific']}"
         )
+        if "llm_pick" in m:
+            pick = m["llm_pick"]
+            out(
+                f"first chip picked by the model {pick['model']!r}: {pick['asked']} papers "
+                f"asked, first chip changed on {pick['changed']}, {pick['unread']} answers not "
+                f"one of the numbers offered, {pick['seconds']:.1f} s"
+            )
         if s["unknown_slugs"]:
             out(
                 f"WARNING: {s['unknown_slug_mentions']} label slug(s) not in the taxonomy, "

@@ -1,9 +1,12 @@
-"""A fake OpenAI-compatible chat completions server on a real socket (127.0.0.1), for Ask's tests.
+"""A fake OpenAI-compatible chat completions server on a real socket (127.0.0.1), for the tests
+of Ask and of the tagger's filing pick (topics.services.filing).
 
 It "answers" like a careful but gullible model: it quotes the passage that shares most words
-with the question and cites it as [n]; but an instruction to "ignore previous instructions"
-that reaches it *outside* the quoted <passage>/<question> blocks is obeyed (it answers PWNED),
-so a prompt that lets retrieved text out of its block fails the injection tests.
+with the question and cites it as [n]; asked to file a paper under one of a numbered list of
+<topic> blocks, it names the topic that shares most words with the paper's title (the first on
+a tie). But an instruction to "ignore previous instructions" that reaches it *outside* the
+quoted <passage>/<question>/<paper>/<topics> blocks is obeyed (it answers PWNED), so a prompt
+that lets quoted text out of its block fails the injection tests.
 
     with FakeLlm() as llm:
         llm.script = "Claim one [1]. Claim two [7]."   # answer with exactly this instead
@@ -19,9 +22,11 @@ from http.server import BaseHTTPRequestHandler
 
 from tests.local_server import LocalServer
 
-_BLOCK = re.compile(r"<(passage|question)\b[^>]*>.*?</\1>", re.S)
+_BLOCK = re.compile(r"<(passage|question|paper|topics)\b[^>]*>.*?</\1>", re.S)
 _PASSAGE = re.compile(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', re.S)
 _QUESTION = re.compile(r"<question>\n(.*?)\n</question>", re.S)
+_TITLE = re.compile(r"<paper>\nTitle: (.*?)\n")
+_TOPIC = re.compile(r'<topic n="(\d+)">(.*?)</topic>')
 _WORDS = re.compile(r"[a-z]{4,}")
 _COMMON = {
     "what", "which", "that", "with", "from", "this", "does", "papers", "paper", "have", "there",
@@ -35,6 +40,8 @@ def fake_answer(messages: list[dict]) -> str:
     outside += _BLOCK.sub("", user)
     if "ignore previous instructions" in outside.lower():
         return "PWNED"
+    if "<topics>" in user:
+        return fake_pick(user)
     question = _QUESTION.search(user)
     wanted = set(_WORDS.findall(question.group(1).lower())) - _COMMON if question else set()
     best, best_score = None, 0
@@ -46,6 +53,18 @@ def fake_answer(messages: list[dict]) -> str:
         return "The papers do not say."
     first = re.split(r"(?<=[.!?])\s", best[1].replace("&lt;", "<").replace("&gt;", ">"))[0]
     return f"{first.rstrip('.')} [{best[0]}]."
+
+
+def fake_pick(user: str) -> str:
+    """The number of the <topic> whose name shares most words with the paper's title."""
+    title = _TITLE.search(user)
+    words = set(_WORDS.findall(title.group(1).lower())) if title else set()
+    best, best_score = "1", -1
+    for n, text in _TOPIC.findall(user):
+        score = len(words & set(_WORDS.findall(text.split(":")[0].lower())))
+        if score > best_score:
+            best, best_score = n, score
+    return best
 
 
 class FakeLlm(LocalServer):
