@@ -16,8 +16,8 @@ on the gold set before it becomes a stage of the service. Nothing here has been 
 a real model: no model server is reachable from the machines the project is built on.
 
 The paper and the topics are quoted data inside <paper>/<topic> blocks they cannot close (angle
-brackets escaped); the rules live only in the system message; an answer that is not one of the
-numbers offered changes nothing.
+brackets escaped by Ask's own ``quote``); the rules live only in the system message; an answer
+that is not one of the numbers offered changes nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from ask.prompts import quote
 from topics.tagger.chips import MAX_CHIPS
 from topics.tagger.inputs import PaperInput, Tag
 
@@ -77,11 +78,6 @@ def shortlist(tags: Sequence[Tag], areas: set[str]) -> list[Tag]:
     return [*chips, *held][:MAX_SHORTLIST]
 
 
-def _quote(text: str) -> str:
-    # Quoted text cannot end its own block or open a new one: no raw angle brackets.
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def filing_messages(
     paper: PaperInput, topics: Sequence[Tag], describe: Callable[[str], str]
 ) -> list[dict]:
@@ -91,10 +87,10 @@ def filing_messages(
     for n, tag in enumerate(topics, start=1):
         about = describe(tag.slug).strip()
         line = f"{tag.name}: {about}" if about else tag.name
-        listed.append(f'<topic n="{n}">{_quote(line)}</topic>')
+        listed.append(f'<topic n="{n}">{quote(line)}</topic>')
     abstract = paper.abstract[:MAX_ABSTRACT_CHARS]
     user = (
-        f"<paper>\nTitle: {_quote(paper.title)}\nAbstract: {_quote(abstract)}\n</paper>\n"
+        f"<paper>\nTitle: {quote(paper.title)}\nAbstract: {quote(abstract)}\n</paper>\n"
         "<topics>\n" + "\n".join(listed) + "\n</topics>\n"
         f"Answer with one number from 1 to {len(topics)}."
     )
@@ -128,7 +124,7 @@ def put_first(tags: Sequence[Tag], slug: str) -> list[Tag]:
 
 
 def pick_first_chips(
-    complete: Callable[[list[dict]], str],
+    complete: Callable[..., str],
     papers: Sequence[PaperInput],
     tagged: Sequence[Sequence[Tag]],
     *,
@@ -136,9 +132,10 @@ def pick_first_chips(
     describe: Callable[[str], str],
     model: str,
 ) -> tuple[list[list[Tag]], Picks]:
-    """Each paper's tags with the model's pick as the first chip. ``complete(messages)`` returns
-    the model's answer and raises on failure (ask.clients.LlmError): an evaluation that lost
-    some answers would measure a different set of papers, so the caller stops."""
+    """Each paper's tags with the model's pick as the first chip. ``complete(messages,
+    max_tokens=...)`` (ask.clients.LlmClient.complete) returns the model's answer and raises
+    on failure (ask.clients.LlmError): an evaluation that lost some answers would measure a
+    different set of papers, so the caller stops."""
     started = time.perf_counter()
     out: list[list[Tag]] = []
     asked = changed = unread = 0
@@ -148,7 +145,8 @@ def pick_first_chips(
             out.append(list(tags))
             continue
         asked += 1
-        n = read_pick(complete(filing_messages(paper, offered, describe)), len(offered))
+        messages = filing_messages(paper, offered, describe)
+        n = read_pick(complete(messages, max_tokens=MAX_ANSWER_TOKENS), len(offered))
         if n is None:
             unread += 1
             out.append(list(tags))

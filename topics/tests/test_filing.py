@@ -11,9 +11,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from ask.clients import LlmClient
+from ask.prompts import quote
 from tests.fake_llm import FakeLlm, fake_pick
 from topics.evaluation import load_set
 from topics.services.filing import (
+    MAX_ANSWER_TOKENS,
     MAX_SHORTLIST,
     filing_messages,
     pick_first_chips,
@@ -126,6 +128,7 @@ def test_a_paper_with_fewer_than_two_specific_tags_is_not_asked(fake_llm):
     finally:
         client.close()
     assert len(fake_llm.requests) == 1
+    assert fake_llm.requests[0]["max_tokens"] == MAX_ANSWER_TOKENS
     assert (picks.asked, picks.changed, picks.unread) == (1, 1, 0)
     assert out[0] == alone
     assert [t.slug for t in out[1] if t.shown][0] == "credit-assignment"  # shares "credit"
@@ -167,7 +170,7 @@ def test_evaluate_tagger_llm_pick_measures_with_the_models_first_chips(fake_llm,
     names = {t.slug: t.name for t in load_taxonomy_files(TAXONOMY_DIR).topics}
     checked = 0
     for paper in m["per_paper"]:
-        title = titles[paper["id"]].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        title = quote(titles[paper["id"]])
         if title not in by_title:
             continue
         first_chip = next(slug for slug, _, _, shown in paper["tags"] if shown)

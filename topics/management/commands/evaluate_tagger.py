@@ -21,7 +21,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ask.clients import LlmError
+from ask.clients import LlmClient, LlmError
 from topics.evaluation import ids_in, load_set
 from topics.evaluation.metrics import PaperEval, Pred, evaluate
 
@@ -244,8 +244,6 @@ class Command(BaseCommand):
 
     @staticmethod
     def _llm():
-        from ask.clients import LlmClient
-
         llm = LlmClient.from_settings()
         if llm is None:
             raise CommandError("--llm-pick needs a model server: set LLM_BASE_URL (and LLM_MODEL)")
